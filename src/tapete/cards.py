@@ -1,0 +1,125 @@
+"""Card notation, decks and packs, and pack inspection (BJ Art.1h, 3, 4; PyB Art.3-4; M21 Art.1g, 3, 4).
+
+A card is a small int, ``rank * 4 + suit`` with ranks A=0, 2=1 … 9=8, T=9, J=10, Q=11, K=12 and suits
+s=0, h=1, d=2, c=3: cheap to copy, hash and index lookup tables with, which the simulators need. The text
+form is always rank + suit (``As``, ``Td``); ``10d`` is accepted on input.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from tapete.errors import BadCards
+
+Card = int
+
+RANKS = "A23456789TJQK"
+SUITS = "shdc"
+DECK_SIZE = 52
+JOKER = "JK"  # how a joker is written when a physical deck is entered for inspection
+
+RANK_OF: tuple[int, ...] = tuple(c // 4 for c in range(DECK_SIZE))
+SUIT_OF: tuple[int, ...] = tuple(c % 4 for c in range(DECK_SIZE))
+#: Black Jack value with the Ace as 1 (BJ Art.3: A = 1 or 11; J, Q, K = 10).
+BJ_VALUE: tuple[int, ...] = tuple(min(r + 1, 10) for r in RANK_OF)
+#: Punto y Banca value (PyB Art.3: A = 1, 2-9 face value, 10/J/Q/K = 0).
+BACCARAT_VALUE: tuple[int, ...] = tuple((r + 1) if r < 9 else 0 for r in RANK_OF)
+NAMES: tuple[str, ...] = tuple(RANKS[c // 4] + SUITS[c % 4] for c in range(DECK_SIZE))
+_BY_NAME: dict[str, Card] = {name: i for i, name in enumerate(NAMES)}
+for _i, _name in enumerate(NAMES):
+    _BY_NAME[_name.lower()] = _i
+    _BY_NAME[_name[0] + _name[1].upper()] = _i
+    if _name[0] == "T":
+        _BY_NAME["10" + _name[1]] = _i
+        _BY_NAME["10" + _name[1].upper()] = _i
+        _BY_NAME["t" + _name[1]] = _i
+
+
+def parse_card(text: object) -> Card:
+    """Parse ``As``/``Td``/``10d`` into a card, or raise BadCards naming what was given."""
+    if isinstance(text, str):
+        card = _BY_NAME.get(text.strip())
+        if card is not None:
+            return card
+    raise BadCards(f"unknown card {text!r}: write rank (A 2-9 T J Q K) then suit (s h d c), e.g. 'As', 'Td'")
+
+
+def parse_cards(texts: Iterable[object]) -> list[Card]:
+    """Parse many cards; the error names the index of the first bad one."""
+    out: list[Card] = []
+    for i, text in enumerate(texts):
+        try:
+            out.append(parse_card(text))
+        except BadCards as exc:
+            raise BadCards(exc.message, at=i) from None
+    return out
+
+
+def card_name(card: Card) -> str:
+    """The canonical two-character name of a card."""
+    return NAMES[card]
+
+
+def card_names(cards: Iterable[Card]) -> list[str]:
+    """Canonical names of several cards."""
+    return [NAMES[c] for c in cards]
+
+
+def deck() -> list[Card]:
+    """One 52-card English deck in factory order (BJ Art.1h)."""
+    return list(range(DECK_SIZE))
+
+
+def pack(decks: int) -> list[Card]:
+    """A pack (*paquete*) of `decks` complete decks in factory order."""
+    if decks < 1:
+        raise BadCards(f"a pack needs at least one deck, got {decks}")
+    return [c for _ in range(decks) for c in range(DECK_SIZE)]
+
+
+def check_can_hold(cards: Sequence[Card], decks: int) -> None:
+    """Raise BadCards (``at`` = index) at the first card the pack holds fewer copies of than are given."""
+    seen: Counter[Card] = Counter()
+    for i, c in enumerate(cards):
+        seen[c] += 1
+        if seen[c] > decks:
+            raise BadCards(
+                f"card {NAMES[c]} appears {seen[c]} times but a pack of {decks} deck(s) holds only {decks}",
+                at=i,
+            )
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """The result of inspecting physical decks (BJ Art.4): the playable pack and the jokers set aside."""
+
+    cards: tuple[Card, ...]
+    jokers_removed: int
+    decks: int
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def inspect_pack(texts: Sequence[str], decks: int) -> Inspection:
+    """Inspect the cards of `decks` decks as entered: jokers removed and counted, every card exactly
+    `decks` times, nothing foreign. Raises BadCards naming the first missing, extra or foreign card."""
+    jokers = 0
+    cards: list[Card] = []
+    for i, text in enumerate(texts):
+        if isinstance(text, str) and text.strip().upper() in (JOKER, "JOKER", "JKR"):
+            jokers += 1
+            continue
+        try:
+            cards.append(parse_card(text))
+        except BadCards:
+            raise BadCards(f"foreign card {text!r} at position {i}: not part of an English deck", at=i) from None
+    counts = Counter(cards)
+    for c in range(DECK_SIZE):
+        have = counts.get(c, 0)
+        if have < decks:
+            raise BadCards(f"incomplete pack: {NAMES[c]} appears {have} time(s), {decks} expected")
+        if have > decks:
+            raise BadCards(f"extra card: {NAMES[c]} appears {have} time(s), {decks} expected")
+    notes = (f"{jokers} joker(s) removed before first use",) if jokers else ()
+    return Inspection(cards=tuple(cards), jokers_removed=jokers, decks=decks, notes=notes)
