@@ -1,0 +1,1 @@
+"""Exact analysis, strategy and fast simulation kernels (tapete analyze)."""

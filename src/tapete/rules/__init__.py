@@ -1,0 +1,1 @@
+"""Validated settings models, one per game; regulation bounds are validators."""
