@@ -113,7 +113,9 @@ def inspect_pack(texts: Sequence[str], decks: int) -> Inspection:
         try:
             cards.append(parse_card(text))
         except BadCards:
-            raise BadCards(f"foreign card {text!r} at position {i}: not part of an English deck", at=i) from None
+            raise BadCards(
+                f"foreign card {text!r} at position {i}: not part of an English deck", at=i
+            ) from None
     counts = Counter(cards)
     for c in range(DECK_SIZE):
         have = counts.get(c, 0)

@@ -1,0 +1,778 @@
+"""Black Jack as the reglamento of 23-12-1999 writes it (rules.md §1): a pure round state machine.
+
+The round draws from an injected card source and never does I/O, reads a clock or makes randomness.
+Its surface follows OpenSpiel/PokerKit: ``pending`` (who must decide what), ``legal()``, ``verify()`` /
+``can()`` / ``apply(action) -> events``, ``view(viewer)`` and ``result()``. Majestic 21 (§4) subclasses
+it through the hooks marked HOOK.
+
+Order of a round: bets (checked by `tapete.table`), the deal of Art.8, Black Jacks paid at once when
+the up-card is 2-9 (Art.13), surrender offered to every box in seat order (Art.9, not against an Ace),
+insurance / even money (Art.10, 13), the drawing stage box by box and hand by hand (Art.11, 12, 14), the
+hole card turned, the dealer drawing to 17 (Art.14), then settlement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from tapete.cards import BJ_VALUE, NAMES, Card
+from tapete.errors import IllegalAction
+from tapete.money import EVEN, THREE_TO_TWO, TWO_TO_ONE, Ratio, winnings
+from tapete.rules.blackjack import BlackjackRules
+from tapete.shoe import CardSource
+from tapete.table import BetSpec, Box
+
+Event = dict[str, Any]
+
+# Kinds of decision the dealer asks for.
+SURRENDER = "surrender"
+INSURANCE = "insurance"
+EVEN_MONEY = "even_money"
+PLAY = "play"
+DECLINE = "decline"
+PLAY_ACTIONS = ("hit", "stand", "double", "split")
+
+
+def hand_total(cards: Sequence[Card]) -> tuple[int, bool]:
+    """Best Black Jack total of `cards` and whether it is soft (an Ace counted as 11), BJ Art.3."""
+    hard = 0
+    ace = False
+    for c in cards:
+        v = BJ_VALUE[c]
+        hard += v
+        if v == 1:
+            ace = True
+    if ace and hard + 10 <= 21:
+        return hard + 10, True
+    return hard, False
+
+
+def is_ten(card: Card) -> bool:
+    """A ten-value card: 10, J, Q or K."""
+    return BJ_VALUE[card] == 10
+
+
+def is_natural(cards: Sequence[Card]) -> bool:
+    """Black Jack (Art.13): an Ace and a ten-value card as the first two cards."""
+    return (
+        len(cards) == 2
+        and BJ_VALUE[cards[0]] + BJ_VALUE[cards[1]] == 11
+        and (BJ_VALUE[cards[0]] == 1 or BJ_VALUE[cards[1]] == 1)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A holder's decision: `action` is hit/stand/double/split/surrender/insurance/even_money/decline."""
+
+    seat: int
+    action: str
+    hand: int | None = None
+    amount: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The decision as a scenario entry."""
+        out: dict[str, Any] = {"seat": self.seat, "action": self.action}
+        if self.hand is not None:
+            out["hand"] = self.hand
+        if self.amount is not None:
+            out["amount"] = self.amount
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the dealer is waiting for: an offer to a box or a play decision on one of its hands."""
+
+    kind: str
+    seat: int
+    hand: int
+    legal: tuple[str, ...]
+    max_amount: int | None = None
+
+
+@dataclass(slots=True)
+class Hand:
+    """One hand of a box. `stakes` are the original stakes on it: the holder's and, on the first
+    hand, the back-bettors'; `double` is the holder's increment (rules.md §0 [A])."""
+
+    cards: list[Card]
+    stakes: list[tuple[str, int]]
+    double: int = 0
+    split_aces: bool = False
+    from_split: bool = False
+    done: bool = False
+    busted: bool = False
+    settled: bool = False
+    outcome: str = ""
+    paid: int = 0
+
+    @property
+    def stake(self) -> int:
+        """Everything on this hand."""
+        return sum(a for _, a in self.stakes) + self.double
+
+
+@dataclass(slots=True)
+class BoxState:
+    """A box in play: its holder, bettors, hands, and the offers it took."""
+
+    seat: int
+    holder: str
+    holder_stake: int
+    bettors: list[tuple[str, int]]
+    hands: list[Hand]
+    blackjack: bool = False
+    surrendered: bool = False
+    even_money: bool = False
+    settled: bool = False  # the whole box is finished before the dealer's turn (BJ paid, even money, retiro)
+    insurance: int = 0
+    insurance_paid: int = 0
+    splits: int = 0
+    side: dict[str, list[int]] = field(default_factory=dict)  # spot -> [stake, paid] (Majestic 21)
+
+
+class BlackjackRound:
+    """One round of Black Jack on the boxes given, drawing from `source`."""
+
+    GAME: ClassVar[str] = "blackjack"
+    SPOTS: ClassVar[tuple[str, ...]] = ("main",)
+    SIDE_SPOTS: ClassVar[tuple[str, ...]] = ()
+    OFFERS: ClassVar[frozenset[str]] = frozenset({SURRENDER, INSURANCE, EVEN_MONEY})
+    LAYOUT_PHRASES: ClassVar[dict[str, str]] = {
+        "es": "Black Jack paga tres por dos · El dealer debe pedir hasta con 16 y no debe pedir desde 17 · "
+        "Seguro paga dos por uno",
+        "en": "Black Jack pays three to two · The dealer must draw to 16 and stand on 17 · "
+        "Insurance pays two to one",
+    }
+
+    def __init__(
+        self,
+        rules: BlackjackRules,
+        source: CardSource,
+        boxes: Sequence[Box],
+        *,
+        round_id: int | str = 1,
+    ) -> None:
+        self.rules = rules
+        self.source = source
+        self.round_id = round_id
+        self.events: list[Event] = []
+        self.staked: dict[str, int] = {}
+        self.paid: dict[str, int] = {}
+        self.commission = 0
+        self.dealer: list[Card] = []
+        self.hole_turned = False
+        self.pending: Decision | None = None
+        self.finished = False
+        self._phase = SURRENDER
+        self._bi = 0
+        self._hi = 0
+        self.boxes: list[BoxState] = []
+        self._open(boxes)
+
+    # ------------------------------------------------------------------ bets, money, events
+    @classmethod
+    def bet_spec(cls, rules: BlackjackRules) -> BetSpec:
+        """How this game's bets are checked by the table (BJ Art.7, rules.md §0)."""
+        lo, hi = rules.table_min, rules.table_max
+        return BetSpec(
+            spots=cls.SPOTS,
+            main_spot="main",
+            seats=7,
+            back_spots=("main",),
+            side_spots=cls.SIDE_SPOTS,
+            max_boxes_per_player=rules.max_boxes_per_player,
+            back_betting=rules.back_betting,
+            limits=lambda spot: cls._limits(rules, spot) if spot != "main" else (lo, hi),
+        )
+
+    @classmethod
+    def _limits(cls, rules: BlackjackRules, spot: str) -> tuple[int, int]:
+        return rules.table_min, rules.table_max
+
+    @classmethod
+    def parse_action(cls, entry: dict[str, Any]) -> Action:
+        """A scenario/API decision entry as an Action (IllegalAction for an unknown name or bad field)."""
+        name = entry["action"]
+        known = (*PLAY_ACTIONS, SURRENDER, INSURANCE, EVEN_MONEY)
+        if name not in known:
+            raise IllegalAction(f"unknown action {name!r}; {cls.GAME} actions: {', '.join(known)}")
+        hand = entry.get("hand")
+        if hand is not None and (isinstance(hand, bool) or not isinstance(hand, int) or hand < 0):
+            raise IllegalAction(f"hand {hand!r} is not a hand number")
+        amount = entry.get("amount")
+        if amount is not None and name not in ("double", INSURANCE):
+            raise IllegalAction(f"{name} takes no amount")
+        if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int) or amount < 1):
+            raise IllegalAction(f"amount {amount!r} is not a positive whole amount")
+        return Action(seat=entry["seat"], action=name, hand=hand, amount=amount)
+
+    @classmethod
+    def actions_from_events(cls, events: Sequence[Event]) -> list[Action]:
+        """The decisions recorded in a round's events, in order (for recall)."""
+        out: list[Action] = []
+        for ev in events:
+            if ev["type"] == "decision":
+                out.append(Action(ev["seat"], ev["action"], ev["hand"], ev.get("amount")))
+            elif ev["type"] == "offer":
+                out.append(
+                    Action(ev["seat"], ev["offer"] if ev["taken"] else DECLINE, None, ev.get("amount"))
+                )
+        return out
+
+    @staticmethod
+    def decline(decision: Decision) -> Action:
+        """The answer of a holder who says nothing when an offer is made."""
+        return Action(seat=decision.seat, action=DECLINE)
+
+    def _emit(self, event: Event) -> None:
+        self.events.append(event)
+
+    def _take(self, player: str, amount: int, seat: int, spot: str, hand: int | None = None) -> None:
+        self.staked[player] = self.staked.get(player, 0) + amount
+        self.paid.setdefault(player, 0)
+        ev: Event = {"type": "stake", "seat": seat, "player": player, "spot": spot, "amount": amount}
+        if hand is not None:
+            ev["hand"] = hand
+        self._emit(ev)
+
+    def _pay(
+        self,
+        player: str,
+        stake: int,
+        ratio: Ratio | None,
+        outcome: str,
+        seat: int,
+        spot: str,
+        hand: int | None = None,
+        *,
+        half: bool = False,
+    ) -> int:
+        """Pay one bettor on one bet: stake back plus winnings at `ratio` (None: stake back only, or
+        nothing when `outcome` is a loss); `half` returns half the stake (retiro). Rounds down."""
+        frac = None
+        if half:
+            amount, rest = divmod(stake, 2)
+            if rest:
+                frac = "1/2"
+        elif ratio is not None:
+            won, f = winnings(stake, ratio)
+            amount = stake + won
+            if f:
+                frac = str(f)
+        elif outcome in ("push", "returned"):
+            amount = stake
+        else:
+            amount = 0
+        self.paid[player] = self.paid.get(player, 0) + amount
+        ev: Event = {
+            "type": "settle",
+            "seat": seat,
+            "player": player,
+            "spot": spot,
+            "stake": stake,
+            "outcome": outcome,
+            "paid": amount,
+        }
+        if hand is not None:
+            ev["hand"] = hand
+        if ratio is not None:
+            ev["ratio"] = str(ratio)
+        if frac is not None:
+            ev["fraction"] = frac
+        self._emit(ev)
+        return amount
+
+    def _draw(self) -> Card:
+        return self.source.draw()
+
+    # ------------------------------------------------------------------ the deal (Art.8)
+    def _open(self, boxes: Sequence[Box]) -> None:
+        rules = self.rules
+        self._emit(
+            {"type": "round_started", "game": self.GAME, "round": self.round_id, "rules": rules.settings()}
+        )
+        for table_box in boxes:
+            holder_stake = table_box.stake(table_box.holder, "main")
+            bettors = [(p, s["main"]) for p, s in table_box.stakes.items() if s.get("main")]
+            for p, spots in table_box.stakes.items():
+                for spot, amount in spots.items():
+                    self._take(p, amount, table_box.seat, spot)
+            state = BoxState(
+                table_box.seat, table_box.holder, holder_stake, bettors, [Hand([], list(bettors))]
+            )
+            for spot in self.SIDE_SPOTS:
+                amount = table_box.stake(table_box.holder, spot)
+                if amount:
+                    state.side[spot] = [amount, 0]
+            self.boxes.append(state)
+        self._emit({"type": "bets_closed"})
+        draw = self._draw
+        for box in self.boxes:
+            c = draw()
+            box.hands[0].cards.append(c)
+            self._emit({"type": "card", "to": "seat", "seat": box.seat, "hand": 0, "card": NAMES[c]})
+        c = draw()
+        self.dealer.append(c)
+        self._emit({"type": "card", "to": "dealer", "card": NAMES[c], "face": "up"})
+        for box in self.boxes:
+            c = draw()
+            box.hands[0].cards.append(c)
+            self._emit({"type": "card", "to": "seat", "seat": box.seat, "hand": 0, "card": NAMES[c]})
+        c = draw()
+        self.dealer.append(c)
+        self._emit({"type": "card", "to": "dealer", "card": NAMES[c], "face": "down"})
+        self._after_deal()
+        up_value = BJ_VALUE[self.dealer[0]]
+        for box in self.boxes:
+            if is_natural(box.hands[0].cards):
+                box.blackjack = True
+                box.hands[0].done = True
+                if 2 <= up_value <= 9:  # Art.13: paid at once unless an Ace or a ten is up
+                    self._settle_hand(box, 0, "win", THREE_TO_TWO)
+                    box.settled = True
+        self._advance()
+
+    def _after_deal(self) -> None:
+        """HOOK: what happens once every box has two cards (Majestic 21 settles its side bets)."""
+
+    # ------------------------------------------------------------------ offers
+    def _insurance_kind(self) -> str | None:
+        """HOOK: which insurance the up-card allows: 'ace' (Art.10) or None."""
+        return "ace" if BJ_VALUE[self.dealer[0]] == 1 else None
+
+    def _insurance_ratio(self, kind: str) -> Ratio:
+        """HOOK: what insurance pays (Art.10: 2 to 1)."""
+        return TWO_TO_ONE
+
+    def _insurance_wins(self, kind: str) -> bool:
+        """HOOK: whether the hole card makes the insurance win (Art.10: a ten-value card)."""
+        return is_ten(self.dealer[1])
+
+    def max_insurance(self, box: BoxState) -> int:
+        """Art.10: at most half the holder's original bet (rules.md §0 [A]: the holder's own stake)."""
+        return box.holder_stake // 2
+
+    # ------------------------------------------------------------------ the cursor
+    def _advance(self) -> None:
+        """Move to the next point where somebody must decide, doing every automatic step on the way."""
+        boxes = self.boxes
+        n = len(boxes)
+        if self._phase == SURRENDER:
+            if self.rules.surrender and BJ_VALUE[self.dealer[0]] != 1:
+                while self._bi < n:
+                    box = boxes[self._bi]
+                    if not box.blackjack:
+                        self.pending = Decision(SURRENDER, box.seat, 0, (SURRENDER, DECLINE))
+                        return
+                    self._bi += 1
+            self._phase = INSURANCE
+            self._bi = 0
+        if self._phase == INSURANCE:
+            kind = self._insurance_kind()
+            if kind is not None:
+                while self._bi < n:
+                    box = boxes[self._bi]
+                    if box.blackjack:
+                        if kind == "ace" and not box.settled:
+                            self.pending = Decision(EVEN_MONEY, box.seat, 0, (EVEN_MONEY, DECLINE))
+                            return
+                    elif not box.surrendered and self.max_insurance(box) >= 1:
+                        self.pending = Decision(
+                            INSURANCE, box.seat, 0, (INSURANCE, DECLINE), self.max_insurance(box)
+                        )
+                        return
+                    self._bi += 1
+            self._phase = PLAY
+            self._bi = 0
+            self._hi = 0
+        if self._phase == PLAY:
+            while self._bi < n:
+                box = boxes[self._bi]
+                if box.settled or box.surrendered or box.blackjack:
+                    self._bi += 1
+                    self._hi = 0
+                    continue
+                hands = box.hands
+                while self._hi < len(hands):
+                    hand = hands[self._hi]
+                    if not hand.done:
+                        if len(hand.cards) == 1:  # Art.11: a split hand gets its second card in turn
+                            self._deal_to(box, self._hi)
+                            if hand.split_aces and not self._can_resplit(box, hand):
+                                hand.done = True
+                        if hand_total(hand.cards)[0] >= 21:
+                            hand.done = True
+                    if hand.done:
+                        self._hi += 1
+                        continue
+                    self.pending = Decision(
+                        PLAY, box.seat, self._hi, self._play_options(box, hand), box.holder_stake
+                    )
+                    return
+                self._bi += 1
+                self._hi = 0
+            self._phase = "dealer"
+        self.pending = None
+        self._dealer_turn()
+        self.finished = True
+        self._emit(self._closing_event())
+
+    def _can_resplit(self, box: BoxState, hand: Hand) -> bool:
+        return (
+            self.rules.resplit_aces
+            and box.splits < self.rules.max_splits
+            and len(hand.cards) == 2
+            and BJ_VALUE[hand.cards[0]] == 1
+            and BJ_VALUE[hand.cards[1]] == 1
+        )
+
+    def _play_options(self, box: BoxState, hand: Hand) -> tuple[str, ...]:
+        if hand.split_aces:  # a split Ace that may be split again: split, or keep it
+            return ("stand", "split")
+        opts = ["hit", "stand"]
+        if len(hand.cards) == 2:
+            opts.append("double")
+            a, b = BJ_VALUE[hand.cards[0]], BJ_VALUE[hand.cards[1]]
+            if a == b and box.splits < self.rules.max_splits:
+                opts.append("split")
+        return tuple(opts)
+
+    def _deal_to(self, box: BoxState, index: int) -> Card:
+        c = self._draw()
+        box.hands[index].cards.append(c)
+        self._emit({"type": "card", "to": "seat", "seat": box.seat, "hand": index, "card": NAMES[c]})
+        return c
+
+    # ------------------------------------------------------------------ decisions (triad)
+    def legal(self) -> tuple[str, ...]:
+        """The legal decisions of whoever must act now (empty when the round is over)."""
+        return self.pending.legal if self.pending else ()
+
+    def verify(self, action: Action) -> None:
+        """Raise IllegalAction, saying why, unless `action` is legal now. Changes nothing."""
+        d = self.pending
+        if d is None:
+            raise IllegalAction(f"the round is over; seat {action.seat}'s {action.action} is left over")
+        if action.seat != d.seat:
+            raise IllegalAction(
+                f"seat {action.seat} cannot act now: the dealer is asking seat {d.seat} ({d.kind})"
+            )
+        if action.action not in d.legal:
+            raise IllegalAction(
+                f"{action.action} is not legal for seat {d.seat} now ({d.kind}); legal: {', '.join(d.legal)}"
+            )
+        if d.kind == PLAY:
+            box = self._box(d.seat)
+            if action.hand is None and len(box.hands) > 1:
+                raise IllegalAction(f"seat {d.seat} has {len(box.hands)} hands: name the hand (now {d.hand})")
+            if action.hand is not None and action.hand != d.hand:
+                raise IllegalAction(f"seat {d.seat}: hand {d.hand} is in play, not hand {action.hand}")
+        elif action.hand not in (None, 0):
+            raise IllegalAction(f"{d.kind} is offered on the box, not on hand {action.hand}")
+        if action.amount is not None:
+            if action.action not in ("double", INSURANCE):
+                raise IllegalAction(f"{action.action} takes no amount")
+            cap = d.max_amount or 0
+            if isinstance(action.amount, bool) or not isinstance(action.amount, int) or action.amount < 1:
+                raise IllegalAction(
+                    f"{action.action} amount {action.amount!r} is not a positive whole amount"
+                )
+            if action.amount > cap:
+                what = "half the original bet" if action.action == INSURANCE else "the original bet"
+                raise IllegalAction(f"{action.action} of {action.amount} is more than {what} ({cap})")
+
+    def can(self, action: Action) -> bool:
+        """Whether `action` is legal now."""
+        try:
+            self.verify(action)
+        except IllegalAction:
+            return False
+        return True
+
+    def apply(self, action: Action) -> list[Event]:
+        """Carry out a legal decision and return the events it caused (IllegalAction changes nothing)."""
+        self.verify(action)
+        d = self.pending
+        assert d is not None
+        start = len(self.events)
+        box = self._box(d.seat)
+        ev: Event
+        if d.kind == PLAY:
+            ev = {"type": "decision", "seat": d.seat, "hand": d.hand, "action": action.action}
+        else:
+            ev = {"type": "offer", "seat": d.seat, "offer": d.kind, "taken": action.action != DECLINE}
+        if d.kind == SURRENDER:
+            self._emit(ev)
+            if action.action == SURRENDER:
+                box.surrendered = True
+                box.settled = True
+                for player, stake in box.bettors:
+                    self._pay(player, stake, None, "surrender", box.seat, "main", 0, half=True)
+                hand = box.hands[0]
+                hand.settled = True
+                hand.outcome = "surrender"
+                hand.paid = sum(s // 2 for _, s in box.bettors)
+            self._bi += 1
+        elif d.kind == INSURANCE:
+            if action.action == INSURANCE:
+                amount = action.amount if action.amount is not None else d.max_amount or 0
+                ev["amount"] = amount
+                self._emit(ev)
+                box.insurance = amount
+                self._take(box.holder, amount, box.seat, "insurance")
+            else:
+                self._emit(ev)
+            self._bi += 1
+        elif d.kind == EVEN_MONEY:
+            self._emit(ev)
+            if action.action == EVEN_MONEY:  # Art.13: pago simple, 1 to 1 at once
+                box.even_money = True
+                box.settled = True
+                self._settle_hand(box, 0, "win", EVEN)
+            self._bi += 1
+        else:
+            self._play(box, d.hand, action, ev)
+        self._advance()
+        return self.events[start:]
+
+    def _play(self, box: BoxState, index: int, action: Action, ev: Event) -> None:
+        hand = box.hands[index]
+        name = action.action
+        if name == "stand":
+            self._emit(ev)
+            hand.done = True
+        elif name == "hit":
+            self._emit(ev)
+            self._deal_to(box, index)
+            self._after_card(box, index)
+        elif name == "double":  # Art.12: up to the original bet, exactly one more card
+            amount = action.amount if action.amount is not None else box.holder_stake
+            ev["amount"] = amount
+            self._emit(ev)
+            hand.double = amount
+            self._take(box.holder, amount, box.seat, "double", index)
+            self._deal_to(box, index)
+            hand.done = True
+            self._after_card(box, index)
+        else:  # split, Art.11: the original bet stays on the first hand; the new hand gets an equal bet
+            self._emit(ev)
+            box.splits += 1
+            aces = BJ_VALUE[hand.cards[0]] == 1
+            new = Hand([hand.cards.pop()], [(box.holder, box.holder_stake)], from_split=True, split_aces=aces)
+            hand.from_split = True
+            hand.split_aces = aces
+            box.hands.insert(index + 1, new)
+            self._take(box.holder, box.holder_stake, box.seat, "split", index + 1)
+
+    def _after_card(self, box: BoxState, index: int) -> None:
+        hand = box.hands[index]
+        total = hand_total(hand.cards)[0]
+        if total > 21:  # Art.11, 14: a bust loses at once
+            hand.busted = True
+            hand.done = True
+            self._settle_hand(box, index, "lose", None)
+        elif total == 21:
+            hand.done = True
+
+    # ------------------------------------------------------------------ dealer and settlement
+    def _box(self, seat: int) -> BoxState:
+        for box in self.boxes:
+            if box.seat == seat:
+                return box
+        raise IllegalAction(f"seat {seat} has no box in this round")
+
+    def _settle_hand(
+        self,
+        box: BoxState,
+        index: int,
+        outcome: str,
+        ratio: Ratio | None,
+        *,
+        double_outcome: str | None = None,
+    ) -> None:
+        """Settle every bettor's stake on a hand; the holder's double follows `double_outcome`."""
+        hand = box.hands[index]
+        paid = 0
+        for player, stake in hand.stakes:
+            paid += self._pay(player, stake, ratio, outcome, box.seat, "main", index)
+        if hand.double:
+            d_out = double_outcome or outcome
+            paid += self._pay(
+                box.holder, hand.double, ratio if d_out == outcome else None, d_out, box.seat, "double", index
+            )
+        hand.settled = True
+        hand.outcome = outcome
+        hand.paid = paid
+
+    def _dealer_turn(self) -> None:
+        dealer = self.dealer
+        self.hole_turned = True
+        self._emit({"type": "hole_card", "card": NAMES[dealer[1]]})
+        dealer_bj = is_natural(dealer)
+        kind = self._insurance_kind()
+        for box in self.boxes:
+            if box.insurance:
+                assert kind is not None
+                wins = self._insurance_wins(kind)
+                box.insurance_paid = self._pay(
+                    box.holder,
+                    box.insurance,
+                    self._insurance_ratio(kind) if wins else None,
+                    "win" if wins else "lose",
+                    box.seat,
+                    "insurance",
+                )
+        if dealer_bj:  # Art.13: original bets only; Black Jacks push; extra stakes come back
+            for box in self.boxes:
+                if box.settled:
+                    continue
+                for i, hand in enumerate(box.hands):
+                    if hand.settled:
+                        continue
+                    if box.blackjack:
+                        self._settle_hand(box, i, "push", None)
+                    elif i == 0:
+                        self._settle_hand(box, i, "lose", None, double_outcome="returned")
+                    else:
+                        self._settle_hand(box, i, "returned", None)
+            return
+        live = any(
+            not h.settled and not box.blackjack for box in self.boxes if not box.settled for h in box.hands
+        )
+        total, _ = hand_total(dealer)
+        while live and total < 17:  # Art.14: draw on 16 or less, stand on 17 or more (soft 17 too)
+            c = self._draw()
+            dealer.append(c)
+            self._emit({"type": "card", "to": "dealer", "card": NAMES[c], "face": "up"})
+            total, _ = hand_total(dealer)
+        if len(dealer) > 2 or live:
+            self._emit({"type": "dealer_stands" if total <= 21 else "dealer_busts", "total": total})
+        for box in self.boxes:
+            if box.settled:
+                continue
+            for i, hand in enumerate(box.hands):
+                if hand.settled:
+                    continue
+                if box.blackjack:
+                    self._settle_hand(box, i, "win", THREE_TO_TWO)
+                    continue
+                mine = hand_total(hand.cards)[0]
+                if total > 21 or mine > total:
+                    self._settle_hand(box, i, "win", EVEN)
+                elif mine == total:
+                    self._settle_hand(box, i, "push", None)
+                else:
+                    self._settle_hand(box, i, "lose", None)
+
+    def _closing_event(self) -> Event:
+        players = {
+            p: {"staked": s, "paid": self.paid.get(p, 0), "net": self.paid.get(p, 0) - s}
+            for p, s in self.staked.items()
+        }
+        house = -sum(v["net"] for v in players.values())
+        return {
+            "type": "round_settled",
+            "players": players,
+            "house": {"net": house, "commission": self.commission},
+        }
+
+    # ------------------------------------------------------------------ what people see
+    def result(self) -> dict[str, Any]:
+        """The outcome in the scenario contract's shape (players, house, seats, dealer, events)."""
+        closing = self.events[-1] if self.finished else self._closing_event()
+        seats = []
+        for box in self.boxes:
+            hands = []
+            for hand in box.hands:
+                total = hand_total(hand.cards)[0]
+                entry: dict[str, Any] = {
+                    "cards": [NAMES[c] for c in hand.cards],
+                    "total": total,
+                    "stake": hand.stake,
+                    "outcome": hand.outcome,
+                    "net": hand.paid - hand.stake,
+                }
+                if box.blackjack and hand is box.hands[0]:
+                    entry["blackjack"] = True
+                if box.even_money:
+                    entry["even_money"] = True
+                if hand.double:
+                    entry["double"] = hand.double
+                if hand.busted:
+                    entry["bust"] = True
+                hands.append(entry)
+            seat: dict[str, Any] = {"seat": box.seat, "holder": box.holder, "hands": hands}
+            if len(box.bettors) > 1:
+                seat["back_bettors"] = [{"player": p, "stake": s} for p, s in box.bettors[1:]]
+            if box.insurance:
+                seat["insurance"] = {
+                    "stake": box.insurance,
+                    "paid": box.insurance_paid,
+                    "net": box.insurance_paid - box.insurance,
+                }
+            if box.side:
+                seat["side_bets"] = {
+                    spot: {"stake": s, "paid": p, "net": p - s} for spot, (s, p) in box.side.items()
+                }
+            seats.append(seat)
+        return {
+            "game": self.GAME,
+            "players": closing["players"],
+            "house": closing["house"],
+            "seats": seats,
+            "dealer": {"cards": [NAMES[c] for c in self.dealer], "total": hand_total(self.dealer)[0]},
+            "events": self.events,
+        }
+
+    def view(self, viewer: str) -> dict[str, Any]:
+        """What `viewer` may see: ``"inspector"`` everything, ``"dealer"`` the table as dealt (no peek:
+        the hole card stays face down until turned), ``"player:NAME"`` the same plus his own legal
+        decisions. No view ever holds the shoe or the cards still in it."""
+        show_hole = self.hole_turned or viewer == "inspector"
+        dealer = [NAMES[c] for c in self.dealer[:1]]
+        if len(self.dealer) > 1:
+            dealer.append(NAMES[self.dealer[1]] if show_hole else "??")
+            dealer.extend(NAMES[c] for c in self.dealer[2:])
+        boxes = []
+        for box in self.boxes:
+            boxes.append(
+                {
+                    "seat": box.seat,
+                    "holder": box.holder,
+                    "bettors": [{"player": p, "stake": s} for p, s in box.bettors],
+                    "hands": [
+                        {
+                            "cards": [NAMES[c] for c in h.cards],
+                            "total": hand_total(h.cards)[0],
+                            "stake": h.stake,
+                            "outcome": h.outcome,
+                        }
+                        for h in box.hands
+                    ],
+                    "insurance": box.insurance,
+                    "surrendered": box.surrendered,
+                    "side_bets": {k: {"stake": v[0], "paid": v[1]} for k, v in box.side.items()},
+                }
+            )
+        out: dict[str, Any] = {
+            "game": self.GAME,
+            "round": self.round_id,
+            "viewer": viewer,
+            "dealer": dealer,
+            "dealer_total": hand_total(self.dealer if show_hole else self.dealer[:1])[0],
+            "boxes": boxes,
+            "finished": self.finished,
+        }
+        d = self.pending
+        if d is not None:
+            out["turn"] = {"seat": d.seat, "hand": d.hand, "kind": d.kind}
+            player = viewer.removeprefix("player:")
+            if viewer in ("dealer", "inspector") or self._box(d.seat).holder == player:
+                out["turn"]["legal"] = list(d.legal)
+        if viewer == "inspector":
+            out["events"] = list(self.events)
+        return out

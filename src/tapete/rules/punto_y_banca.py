@@ -1,0 +1,47 @@
+"""Settings of a Punto y Banca table (rules.md §2, reglamento of 23-12-1999)."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from tapete.rules.common import CommonRules, check_cut_card_depth
+
+
+class PuntoYBancaRules(CommonRules):
+    """Punto y Banca. Commission and tie payout are fixed by Art.8; as settings they exist only for
+    `tapete analyze` what-ifs, and a table or scenario refuses other values."""
+
+    game: ClassVar[str] = "punto_y_banca"
+
+    decks: int = Field(8, description="PyB Art.3-4: 4 to 8 decks [A: default 8]")
+    burn: int | Literal["first_card_value"] = Field(
+        "first_card_value", description="Art.5g: burn by the first card's value [A], or a fixed count"
+    )
+    cut_card_depth: int | None = Field(None, description="Art.5e: 40 to half the pack [A: a quarter]")
+    commission_percent: int = Field(5, ge=0, le=100, description="Art.8b: Banca pays 1:1 less 5%")
+    tie_pays: int = Field(8, ge=1, description="Art.8c: Empate pays 8 to 1")
+    zones: int = Field(7, ge=1, le=14, description="Art.7: betting zones [A: default 7]")
+    shoe_passes: Literal["banca_loses", "every_round"] = Field(
+        "banca_loses", description="Art.9: when the shoe moves on [A: when Banca loses]"
+    )
+
+    @property
+    def cut_depth(self) -> int:
+        """The cut card depth in force (default: a quarter of the pack)."""
+        return self.cut_card_depth if self.cut_card_depth is not None else self.pack_size // 4
+
+    def violations(self) -> list[str]:
+        """Regulation checks: pack, cut window, the fixed 5% commission and 8:1 tie."""
+        out = super().violations()
+        problem = check_cut_card_depth(self.cut_depth, self.pack_size)
+        if problem:
+            out.append(problem)
+        if self.commission_percent != 5:
+            out.append(f"commission_percent={self.commission_percent}: Art.8b fixes it at 5")
+        if self.tie_pays != 8:
+            out.append(f"tie_pays={self.tie_pays}: Art.8c fixes the Empate at 8 to 1")
+        if isinstance(self.burn, int) and self.burn < 1:
+            out.append("burn=0: Art.5g burns cards before the first round")
+        return out

@@ -1,0 +1,63 @@
+"""Settings of a Showdown Póker table (rules.md §3, reglamento of 17-08-2000)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import Field
+
+from tapete.rules.common import CommonRules
+
+#: Art.11: payout on the bet and on each increment, by hand category name.
+SHOWDOWN_PAYTABLE: dict[str, int] = {
+    "two_pair": 2,
+    "three_of_a_kind": 3,
+    "straight": 5,
+    "flush": 7,
+    "full_house": 9,
+    "four_of_a_kind": 25,
+    "straight_flush": 100,
+    "royal_flush": 250,
+}
+
+#: rules.md §3 [A]: the bonus's default paytable (lower hands lose).
+DEFAULT_BONUS_PAYTABLE: dict[str, int] = {
+    "royal_flush": 1000,
+    "straight_flush": 200,
+    "four_of_a_kind": 50,
+    "full_house": 11,
+    "flush": 8,
+    "straight": 5,
+}
+
+
+class ShowdownRules(CommonRules):
+    """Showdown Póker: one deck shuffled and cut before every round, at most seven players."""
+
+    game: ClassVar[str] = "showdown_poker"
+    DECKS_RANGE: ClassVar[tuple[int, int]] = (1, 1)
+
+    decks: int = Field(1, description="one deck [A]")
+    burn: int = Field(0, ge=0, description="cards burned after the cut [A: none; Art.7 names no burn]")
+    pot_bet: int | None = Field(None, gt=0, description="the pot bet every player posts [A: table_min]")
+    pot_commission_percent: int = Field(5, ge=0, le=100, description="house commission on the pot [A: 5]")
+    payout_limit: int | None = Field(None, gt=0, description="Art.12: table payout limit, null = none")
+    max_exchange: int = Field(3, ge=0, le=3, description="Art.9.2: cards a player may exchange [A: 3]")
+    bonus_paytable: dict[str, int] = Field(
+        default_factory=lambda: dict(DEFAULT_BONUS_PAYTABLE), description="bonus paytable [A]"
+    )
+    bonus_min: int | None = Field(None, gt=0, description="least bonus stake [A: table_min]")
+    bonus_max: int | None = Field(None, gt=0, description="largest bonus stake [A: table_max]")
+
+    @property
+    def pot_amount(self) -> int:
+        """The pot bet in force (default: the table minimum)."""
+        return self.pot_bet if self.pot_bet is not None else self.table_min
+
+    def violations(self) -> list[str]:
+        """Regulation checks: one deck, a known bonus paytable."""
+        out = super().violations()
+        unknown = set(self.bonus_paytable) - set(SHOWDOWN_PAYTABLE) - {"royal_flush"}
+        if unknown:
+            out.append(f"bonus_paytable names unknown hands: {sorted(unknown)}")
+        return out

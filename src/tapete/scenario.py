@@ -1,0 +1,127 @@
+"""Forced-outcome rounds: `tapete scenario FILE.json` exactly as shared/spec/scenario.md says.
+
+The same engine as a live table plays the round; only the card source differs (a stacked shoe). Errors
+are checked in the contract's order: shape (bad_file), rules (invalid_rules), cards (bad_cards), bets
+(bad_bet), then play (illegal_action, or bad_cards when the shoe runs out).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tapete.cards import check_can_hold, parse_cards
+from tapete.errors import BadCards, BadFile, IllegalAction, TapeteError
+from tapete.games import GAMES, round_class
+from tapete.rules import load_rules
+from tapete.shoe import StackedSource
+from tapete.table import RawBet, place_bets
+
+TOP_KEYS = {"game", "rules", "cards", "bets", "actions"}
+
+
+def _shape(data: Any) -> None:
+    """bad_file unless the document has the contract's shape."""
+    if not isinstance(data, dict):
+        raise BadFile("a scenario is a JSON object with game, rules, cards, bets and actions")
+    unknown = set(data) - TOP_KEYS
+    if unknown:
+        raise BadFile(f"unknown top-level key(s): {', '.join(sorted(unknown))}")
+    game = data.get("game")
+    if game not in GAMES:
+        raise BadFile(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+    if "rules" in data and not isinstance(data["rules"], dict):
+        raise BadFile("rules must be an object of settings")
+    for key in ("cards", "bets"):
+        if not isinstance(data.get(key), list):
+            raise BadFile(f"{key} must be a list")
+    if not isinstance(data.get("actions", []), list):
+        raise BadFile("actions must be a list")
+    for i, bet in enumerate(data["bets"]):
+        if not isinstance(bet, dict) or not {"seat", "player", "spot", "amount"} <= set(bet):
+            raise BadFile(f"bet {i} must be an object with seat, player, spot and amount", at=i)
+    for i, entry in enumerate(data.get("actions", [])):
+        if not isinstance(entry, dict) or "seat" not in entry or "action" not in entry:
+            raise BadFile(f"action {i} must be an object with seat and action", at=i)
+        if isinstance(entry["seat"], bool) or not isinstance(entry["seat"], int):
+            raise BadFile(f"action {i}: seat must be a whole number", at=i)
+        if not isinstance(entry["action"], str):
+            raise BadFile(f"action {i}: action must be a string", at=i)
+
+
+def run(data: Any) -> dict[str, Any]:
+    """Play one scenario document and return the outcome (raises a TapeteError on any refusal)."""
+    _shape(data)
+    game = data["game"]
+    rules = load_rules(game, data.get("rules"))
+    cards = parse_cards(data["cards"])
+    check_can_hold(cards, rules.decks)
+    cls = round_class(game)
+    boxes = place_bets(
+        [RawBet(b["seat"], b["player"], b["spot"], b["amount"]) for b in data["bets"]], cls.bet_spec(rules)
+    )
+    if not boxes:
+        raise IllegalAction("no bets: a round needs at least one box in play", at=0)
+    entries = data.get("actions", [])
+    actions = []
+    for i, entry in enumerate(entries):
+        try:
+            actions.append(cls.parse_action(entry))
+        except IllegalAction as exc:
+            raise IllegalAction(exc.message, at=i) from None
+    source = StackedSource(cards, rules.decks)
+    rnd = cls(rules, source, boxes)
+    i = 0
+    while rnd.pending is not None:
+        decision = rnd.pending
+        action = actions[i] if i < len(actions) else None
+        if decision.kind in cls.OFFERS:
+            if action is not None and action.seat == decision.seat and action.action in decision.legal:
+                _apply(rnd, action, i)
+                i += 1
+            else:  # scenario.md: no entry at the point of an offer means declined
+                _apply(rnd, cls.decline(decision), i)
+            continue
+        if action is None:
+            raise IllegalAction(
+                f"the round needs a decision from seat {decision.seat} ({', '.join(decision.legal)}) "
+                "and the actions list has no more entries",
+                at=len(actions),
+            )
+        _apply(rnd, action, i)
+        i += 1
+    if i < len(actions):
+        raise IllegalAction(f"action {i} is left over: the round ended before it", at=i)
+    out: dict[str, Any] = rnd.result()
+    return out
+
+
+def _apply(rnd: Any, action: Any, index: int) -> None:
+    try:
+        rnd.apply(action)
+    except IllegalAction as exc:
+        raise IllegalAction(exc.message, at=index) from None
+    except BadCards:
+        raise
+
+
+def run_text(text: str) -> dict[str, Any]:
+    """Parse and play a scenario given as JSON text (broken JSON is bad_file)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadFile(f"not valid JSON: {exc}") from None
+    return run(data)
+
+
+def run_file(path: str) -> tuple[int, dict[str, Any]]:
+    """(exit code, JSON document) for `tapete scenario FILE`: 0 with the outcome, 2 with the error."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        return 2, BadFile(f"cannot read {path}: {exc.strerror}").to_json()
+    try:
+        return 0, run_text(text)
+    except TapeteError as exc:
+        return 2, exc.to_json()

@@ -1,0 +1,272 @@
+"""Card sources: the virtual shoe (CSPRNG shuffle, cut, cut card, burn, control procedures as events)
+and the stacked source (scenarios, labs, a dealer entering a physical shoe's cards).
+
+BJ Art.5-6, PyB Art.5-6, M21 Art.5, SP Art.6-7. The shoe order is never written to any event: only the
+cards as they leave the shoe are.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from tapete.cards import BACCARAT_VALUE, NAMES, Card, check_can_hold, pack
+from tapete.errors import BadCards, LiveTableRefused
+
+#: rules.md §0 [A]: the software cut lands at least this many cards from either end.
+MIN_CUT_FROM_END = 40
+#: BJ Art.5e: the cut card goes "a no menos de 40 cartas de la base".
+MIN_CUT_CARD_DEPTH = 40
+
+Event = dict[str, Any]
+
+
+class RandomSource(Protocol):
+    """Where a shuffle's randomness comes from: an unbiased integer in [0, n)."""
+
+    kind: str
+
+    def randbelow(self, n: int) -> int:
+        """A uniformly distributed integer 0 <= k < n."""
+        ...
+
+
+class SecureRandom:
+    """The live generator: the operating system's CSPRNG through ``secrets.SystemRandom``.
+
+    ``randbelow`` draws ``n.bit_length()`` random bits and rejects values >= n (CPython's
+    ``SystemRandom._randbelow``), so every integer below n is exactly equally likely.
+    """
+
+    kind = "secure"
+
+    def __init__(self) -> None:
+        self._sr = secrets.SystemRandom()
+
+    def randbelow(self, n: int) -> int:
+        """Unbiased integer in [0, n) by rejection sampling over OS random bits."""
+        return self._sr.randrange(n)
+
+    def raw_bits(self, k: int) -> int:
+        """`k` raw random bits before any scaling (for the lab's raw-output collection)."""
+        return self._sr.getrandbits(k)
+
+
+class SeededRandom:
+    """A reproducible generator (Mersenne Twister) for simulation, tests and replay; refused live."""
+
+    kind = "seeded"
+
+    def __init__(self, seed: int | str | bytes) -> None:
+        self.seed = seed
+        self._r = random.Random(seed)
+
+    def randbelow(self, n: int) -> int:
+        """Unbiased integer in [0, n) (rejection sampling inside random.Random)."""
+        return self._r.randrange(n)
+
+
+def fisher_yates(cards: list[Card], rng: RandomSource) -> None:
+    """Shuffle in place: for i from the last position down, swap with a uniform j in [0, i]."""
+    randbelow = rng.randbelow
+    for i in range(len(cards) - 1, 0, -1):
+        j = randbelow(i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def cut_point(size: int, rng: RandomSource, margin: int = MIN_CUT_FROM_END) -> int:
+    """Where the cutter goes: uniform in [margin, size - margin] (rules.md §0 [A]); whole range if small."""
+    if size <= 2 * margin:
+        return rng.randbelow(size) if size else 0
+    return margin + rng.randbelow(size - 2 * margin + 1)
+
+
+def cut(cards: list[Card], at: int) -> list[Card]:
+    """BJ Art.5e: the cards above the cutter go to the bottom."""
+    return cards[at:] + cards[:at]
+
+
+class Shoe:
+    """A virtual shoe: shuffles with `rng`, cuts, places the cut card, burns, and deals until the cut
+    card comes out; the round then in progress is the shoe's last (BJ Art.2c, 6).
+
+    `burn` is a fixed count or ``"first_card_value"`` (Punto y Banca [A]: turn the first card, burn it
+    and as many more as its baccarat value, a ten or face counting 10).
+    """
+
+    def __init__(
+        self,
+        decks: int,
+        rng: RandomSource,
+        *,
+        cut_card_depth: int | None,
+        burn: int | str = 1,
+        live: bool = False,
+        one_handed_cut: bool = False,
+    ) -> None:
+        if live and rng.kind != "secure":
+            raise LiveTableRefused(
+                f"a live table shuffles only with the CSPRNG; a {rng.kind} generator is for simulation, "
+                "tests and replay"
+            )
+        self.decks = decks
+        self.rng = rng
+        self.size = 52 * decks
+        self.cut_card_depth = cut_card_depth
+        self.burn = burn
+        self.live = live
+        self.one_handed_cut = one_handed_cut
+        self.kind = rng.kind
+        self.events: list[Event] = []
+        self._cards: list[Card] = []
+        self._pos = 0
+        self._stop = 0
+        self.cut_card_out = False
+        self.shuffles = 0
+        self.new_pack(reason="new decks")
+
+    # -- procedures ---------------------------------------------------------------------------------
+    def new_pack(self, reason: str = "new decks") -> list[Event]:
+        """Art.5: show, turn, mix, shuffle, cut, load, burn a fresh pack (a recorded event each)."""
+        start = len(self.events)
+        self._cards = pack(self.decks)
+        self.events.append({"type": "new_pack", "decks": self.decks, "reason": reason})
+        for step in ("show", "turn", "mix"):
+            self.events.append({"type": "procedure", "step": step})
+        self._shuffle_cut_load_burn()
+        return self.events[start:]
+
+    def reshuffle(self) -> list[Event]:
+        """Art.6: after the cut card came out, shuffle, cut, load and burn the same pack again."""
+        start = len(self.events)
+        self._cards = pack(self.decks)
+        self._shuffle_cut_load_burn()
+        return self.events[start:]
+
+    def _shuffle_cut_load_burn(self) -> None:
+        cards = self._cards
+        fisher_yates(cards, self.rng)
+        self.shuffles += 1
+        self.events.append({"type": "procedure", "step": "shuffle", "generator": self.rng.kind})
+        if self.one_handed_cut:
+            at = 1 + self.rng.randbelow(len(cards) - 1) if len(cards) > 1 else 0
+        else:
+            at = cut_point(len(cards), self.rng)
+        self._cards = cut(cards, at)
+        self.events.append({"type": "procedure", "step": "cut", "at": at})
+        if self.cut_card_depth is None:
+            self._stop = len(self._cards)
+        else:
+            self._stop = len(self._cards) - self.cut_card_depth
+        self.events.append({"type": "procedure", "step": "load", "cut_card_depth": self.cut_card_depth})
+        self._pos = 0
+        self.cut_card_out = False
+        burned: list[str] = []
+        if self.burn == "first_card_value":
+            first = self._next()
+            burned.append(NAMES[first])
+            value = BACCARAT_VALUE[first] or 10
+            burned.extend(NAMES[self._next()] for _ in range(value))
+        else:
+            burned.extend(NAMES[self._next()] for _ in range(int(self.burn)))
+        self.events.append({"type": "procedure", "step": "burn", "cards": burned})
+
+    def _next(self) -> Card:
+        if self._pos >= len(self._cards):
+            raise BadCards("the shoe ran out of cards", at=self._pos)
+        card = self._cards[self._pos]
+        self._pos += 1
+        if self._pos > self._stop and not self.cut_card_out:
+            self.cut_card_out = True
+            self.events.append({"type": "cut_card_out", "dealt": self._pos - 1})
+        return card
+
+    # -- dealing ------------------------------------------------------------------------------------
+    def draw(self) -> Card:
+        """The next card out of the shoe."""
+        return self._next()
+
+    @property
+    def remaining(self) -> int:
+        """Cards left in the shoe (the cut card's position is not revealed by this)."""
+        return len(self._cards) - self._pos
+
+    def needs_shuffle(self) -> bool:
+        """True once the cut card came out: the next round starts with Art.6's procedures."""
+        return self.cut_card_out
+
+    def prepare_round(self) -> list[Event]:
+        """Before a round: reshuffle if the cut card came out in the last one (Art.6)."""
+        if self.cut_card_out:
+            return self.reshuffle()
+        return []
+
+    def dealt_order(self) -> Sequence[Card]:  # pragma: no cover - inspector tooling only
+        """The cards already dealt (never the undealt order)."""
+        return tuple(self._cards[: self._pos])
+
+
+class StackedSource:
+    """Cards in a given order: scenarios, labs, and a dealer entering a physical shoe's cards.
+
+    Cards the pack cannot contain are rejected up front; running out raises BadCards with ``at`` = the
+    number of cards given (scenario.md).
+    """
+
+    kind = "stacked"
+
+    def __init__(self, cards: Sequence[Card], decks: int, *, dealer_entered: bool = False) -> None:
+        check_can_hold(cards, decks)
+        self._cards = list(cards)
+        self._pos = 0
+        self.decks = decks
+        self.dealer_entered = dealer_entered
+        self.cut_card_out = False
+        self.events: list[Event] = []
+
+    def draw(self) -> Card:
+        """The next given card, or BadCards when the list is exhausted."""
+        if self._pos >= len(self._cards):
+            raise BadCards(
+                f"the shoe ran out: the round needs more than the {len(self._cards)} cards given",
+                at=len(self._cards),
+            )
+        card = self._cards[self._pos]
+        self._pos += 1
+        return card
+
+    @property
+    def used(self) -> int:
+        """How many cards were drawn."""
+        return self._pos
+
+    def prepare_round(self) -> list[Event]:
+        """Nothing to do: the order is given."""
+        return []
+
+
+class CardSource(Protocol):
+    """What a round draws from: a Shoe or a StackedSource."""
+
+    kind: str
+    cut_card_out: bool
+
+    def draw(self) -> Card:
+        """The next card."""
+        ...
+
+
+def check_live_source(source: CardSource, *, live: bool) -> None:
+    """A live table takes only the CSPRNG shoe, or a stacked source declared as dealer-entered cards."""
+    if not live:
+        return
+    if source.kind == "secure":
+        return
+    if source.kind == "stacked" and getattr(source, "dealer_entered", False):
+        return
+    raise LiveTableRefused(
+        f"a live table refuses a {source.kind} card source: seeded and stacked sources are for simulation, "
+        "tests and replay (a stacked source is allowed live only when declared as a dealer-entered shoe)"
+    )

@@ -1,0 +1,159 @@
+"""The table: boxes (or zones) with a holder and back-bettors, limits, and bets closed at the first card.
+
+rules.md §0 (BJ Art.1ñ, 7; PyB Art.7; M21 Art.1n, 2a; SP Art.8). Bets are checked here once for every
+game; each game describes its spots with a `BetSpec`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from tapete.errors import BadBet
+from tapete.money import check_amount
+
+
+@dataclass(frozen=True)
+class BetSpec:
+    """What bets a game takes: its spots, which a back-bettor may join, which need a main bet."""
+
+    spots: tuple[str, ...]
+    main_spot: str
+    seats: int = 7
+    back_spots: tuple[str, ...] = ()  # spots a back-bettor may join (empty: no back-betting at all)
+    side_spots: tuple[str, ...] = ()  # need the holder's main bet on the same box
+    required_spots: tuple[str, ...] = ()  # every player must post these (Showdown: bet and pot)
+    exclusive: tuple[tuple[str, str], ...] = ()  # never both in one round (Punto + Banca)
+    one_box_per_player: bool = False  # PyB Art.7b: never two zones
+    max_boxes_per_player: int = 7
+    back_betting: bool = True  # the operator's setting
+    limits: Callable[[str], tuple[int, int]] = lambda spot: (1, 10**12)
+    fixed: Callable[[str], int | None] = lambda spot: None  # a spot whose amount is set (pot bet)
+
+
+@dataclass
+class Box:
+    """One box/zone: its holder (first named) and every bettor's stakes by spot, in naming order."""
+
+    seat: int
+    holder: str
+    stakes: dict[str, dict[str, int]] = field(default_factory=dict)
+    first_index: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    @property
+    def back_bettors(self) -> list[str]:
+        """Players who joined the holder's box (adhesión)."""
+        return [p for p in self.stakes if p != self.holder]
+
+    def stake(self, player: str, spot: str) -> int:
+        """`player`'s stake on `spot` (0 if none)."""
+        return self.stakes.get(player, {}).get(spot, 0)
+
+    def total(self, spot: str) -> int:
+        """Everything staked on `spot` of this box."""
+        return sum(s.get(spot, 0) for s in self.stakes.values())
+
+
+@dataclass(frozen=True)
+class RawBet:
+    """A bet as given (scenario entry or API request), before the table checks it."""
+
+    seat: object
+    player: object
+    spot: object
+    amount: object
+
+
+def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
+    """Check every bet against the table and return the boxes in seat order (dealer's left first).
+
+    Refusals are BadBet with ``at`` = the index of the offending entry; nothing is kept on refusal.
+    """
+    boxes: dict[int, Box] = {}
+    first_back: int | None = None
+    for i, bet in enumerate(bets):
+        seat, player, spot = bet.seat, bet.player, bet.spot
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= spec.seats:
+            raise BadBet(f"unknown seat {seat!r}: seats are 1 to {spec.seats}", at=i)
+        if not isinstance(player, str) or not player.strip():
+            raise BadBet(f"bet {i} names no player", at=i)
+        if spot not in spec.spots:
+            raise BadBet(f"unknown spot {spot!r}; this game's spots are {', '.join(spec.spots)}", at=i)
+        assert isinstance(spot, str)
+        try:
+            amount = check_amount(bet.amount)
+        except ValueError as exc:
+            raise BadBet(str(exc), at=i) from None
+        box = boxes.get(seat)
+        if box is None:
+            box = boxes[seat] = Box(seat=seat, holder=player)
+        if player != box.holder:
+            if not spec.back_spots:
+                raise BadBet(f"{player} cannot join seat {seat}: this game has no back-betting", at=i)
+            if not spec.back_betting:
+                raise BadBet(
+                    f"{player} cannot join seat {seat}: the operator does not allow back-betting", at=i
+                )
+            if spot not in spec.back_spots:
+                raise BadBet(
+                    f"back-bettor {player} may join only {'/'.join(spec.back_spots)}, not {spot}", at=i
+                )
+            if first_back is None:
+                first_back = i
+        mine = box.stakes.setdefault(player, {})
+        if spot not in mine:
+            box.first_index[(player, spot)] = i
+        mine[spot] = mine.get(spot, 0) + amount
+        fixed = spec.fixed(spot)
+        lo, hi = spec.limits(spot)
+        if fixed is not None and mine[spot] != fixed and mine[spot] > fixed:
+            raise BadBet(f"{spot} is a fixed {fixed}; {player} put {mine[spot]}", at=i)
+        if mine[spot] > hi:
+            raise BadBet(f"{player}'s {spot} of {mine[spot]} is above the limit {hi}", at=i)
+        for a, b in spec.exclusive:
+            if {spot} & {a, b} and mine.get(a) and mine.get(b):
+                raise BadBet(f"{player} cannot bet both {a} and {b} in one round", at=i)
+    # Checks that need the whole list: minimums, fixed amounts, main bets, back-betting, boxes per player.
+    for box in boxes.values():
+        for player, spots in box.stakes.items():
+            for spot, amount in spots.items():
+                at = box.first_index[(player, spot)]
+                fixed = spec.fixed(spot)
+                if fixed is not None and amount != fixed:
+                    raise BadBet(f"{spot} is a fixed {fixed}; {player} put {amount}", at=at)
+                lo, _ = spec.limits(spot)
+                if amount < lo:
+                    raise BadBet(f"{player}'s {spot} of {amount} is below the minimum {lo}", at=at)
+                if spot in spec.side_spots and not box.stake(box.holder, spec.main_spot):
+                    raise BadBet(
+                        f"{spot} on seat {box.seat} needs a {spec.main_spot} bet on the same box", at=at
+                    )
+        for spot in spec.required_spots:
+            for player in box.stakes:
+                if not box.stake(player, spot):
+                    at = min(box.first_index[k] for k in box.first_index if k[0] == player)
+                    raise BadBet(f"{player} on seat {box.seat} must post a {spot} bet", at=at)
+        if not box.stake(box.holder, spec.main_spot) and not spec.required_spots:
+            at = min(box.first_index[k] for k in box.first_index if k[0] == box.holder)
+            raise BadBet(f"seat {box.seat}'s holder {box.holder} has no {spec.main_spot} bet", at=at)
+    if first_back is not None and len(boxes) < spec.seats:
+        raise BadBet(
+            f"back-betting is allowed only when all {spec.seats} boxes are taken ({len(boxes)} are)",
+            at=first_back,
+        )
+    limit = 1 if spec.one_box_per_player else spec.max_boxes_per_player
+    count: dict[str, int] = {}
+    for box in sorted(boxes.values(), key=lambda b: min(b.first_index.values())):
+        count[box.holder] = count.get(box.holder, 0) + 1
+        if count[box.holder] > limit:
+            raise BadBet(
+                f"{box.holder} may hold {limit} box(es); seat {box.seat} is one more",
+                at=min(box.first_index.values()),
+            )
+    if spec.one_box_per_player:
+        for box in boxes.values():
+            for player in box.back_bettors:
+                if player in count:
+                    at = min(i for (p, _), i in box.first_index.items() if p == player)
+                    raise BadBet(f"{player} already plays a zone and cannot play two", at=at)
+    return [boxes[s] for s in sorted(boxes)]
