@@ -18,7 +18,6 @@ from tapete.shoe import StackedSource
 from tapete.table import RawBet, place_bets
 from tests.bj_helpers import BJ_GAMES, act, bet, events_of, game_param, nets, refused, scenario
 
-
 DISTINCT = [r + s for s in "shdc" for r in "A23456789TJQK"][:30]
 
 
@@ -138,7 +137,8 @@ def test_art10_seguro_pays_two_to_one_when_hole_card_is_ten(game: str) -> None:
     out = scenario(
         ["Ts", "Ah", "9c", "Kd"], [bet(1, "ana", 1000)], [act(1, "insurance"), act(1, "stand")], game=game
     )
-    # no peek: ana plays her 19 first; insurance 500 wins 1000; the main bet loses 1000 to the dealer's Black Jack
+    # no peek: ana plays her 19 first; insurance 500 wins 1000; the main bet loses 1000 to the
+    # dealer's Black Jack
     assert nets(out) == {"ana": 0}
     assert out["seats"][0]["insurance"] == {"stake": 500, "paid": 1500, "net": 1000}
 

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tapete.cards import NAMES
-from tapete.games import round_class
 from tapete.errors import IllegalAction
+from tapete.games import round_class
 from tapete.games.blackjack import Action
 from tapete.log import recall
 from tapete.rules import load_rules
