@@ -28,19 +28,20 @@ BJ_VALUE: tuple[int, ...] = tuple(min(r + 1, 10) for r in RANK_OF)
 BACCARAT_VALUE: tuple[int, ...] = tuple((r + 1) if r < 9 else 0 for r in RANK_OF)
 NAMES: tuple[str, ...] = tuple(RANKS[c // 4] + SUITS[c % 4] for c in range(DECK_SIZE))
 _BY_NAME: dict[str, Card] = {name: i for i, name in enumerate(NAMES)}
-for _i, _name in enumerate(NAMES):
-    _BY_NAME[_name.lower()] = _i
-    _BY_NAME[_name[0] + _name[1].upper()] = _i
-    if _name[0] == "T":
-        _BY_NAME["10" + _name[1]] = _i
-        _BY_NAME["10" + _name[1].upper()] = _i
-        _BY_NAME["t" + _name[1]] = _i
+
+
+def _normal(text: str) -> str:
+    """Rank upper-case, suit lower-case, '10' as 'T': input is accepted in any case."""
+    text = text.strip()
+    if text[:2] == "10":
+        text = "T" + text[2:]
+    return text[:-1].upper() + text[-1:].lower()
 
 
 def parse_card(text: object) -> Card:
     """Parse ``As``/``Td``/``10d`` into a card, or raise BadCards naming what was given."""
     if isinstance(text, str):
-        card = _BY_NAME.get(text.strip())
+        card = _BY_NAME.get(_normal(text))
         if card is not None:
             return card
     raise BadCards(f"unknown card {text!r}: write rank (A 2-9 T J Q K) then suit (s h d c), e.g. 'As', 'Td'")

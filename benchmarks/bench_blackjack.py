@@ -1,0 +1,67 @@
+"""Rounds per second of the full Black Jack engine: table session, virtual shoe (seeded, as a simulation
+is), bets checked by the table, events kept in memory, basic-strategy auto-player. One core.
+
+    python benchmarks/bench_blackjack.py [--rounds N] [--seats K] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import time
+
+from tapete.games.blackjack import Action
+from tapete.session import TableSession
+from tapete.shoe import SeededRandom
+from tapete.strategy import basic_strategy
+from tapete.table import RawBet
+
+
+def play(rounds: int, seats: int, seed: int = 1) -> tuple[float, int]:
+    """Play `rounds` rounds with `seats` boxes; return (seconds, events kept)."""
+    session = TableSession("blackjack", {}, live=False, rng=SeededRandom(seed))
+    bets = [RawBet(s, f"p{s}", "main", 1000) for s in range(1, seats + 1)]
+    events = 0
+    start = time.perf_counter()
+    for _ in range(rounds):
+        rnd = session.start_round(bets)
+        up = rnd.dealer[0]
+        while rnd.pending is not None:
+            d = rnd.pending
+            box = rnd._box(d.seat)
+            cards = box.hands[d.hand].cards
+            choice = basic_strategy(d, cards, up)
+            hand = d.hand if d.kind == "play" and len(box.hands) > 1 else None
+            rnd.apply(Action(d.seat, choice, hand))
+        events += len(rnd.events)
+        session.current = None
+        if session.source.cut_card_out:
+            session.source.reshuffle()
+    return time.perf_counter() - start, events
+
+
+def main() -> None:
+    """Run and print rounds/s."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=50_000)
+    ap.add_argument("--seats", type=int, nargs="*", default=[1, 7])
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args()
+    for seats in args.seats:
+        if args.profile:
+            prof = cProfile.Profile()
+            prof.enable()
+            play(args.rounds, seats)
+            prof.disable()
+            pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+            continue
+        secs, events = play(args.rounds, seats)
+        print(
+            f"{seats} seat(s): {args.rounds / secs:,.0f} rounds/s ({args.rounds} rounds, {secs:.2f} s, "
+            f"{events / args.rounds:.1f} events/round)"
+        )
+
+
+if __name__ == "__main__":
+    main()
