@@ -63,6 +63,9 @@ def is_natural(cards: Sequence[Card]) -> bool:
     )
 
 
+_SPECS: dict[tuple[type, int], tuple[Any, BetSpec]] = {}
+
+
 @dataclass(frozen=True, slots=True)
 class Action:
     """A holder's decision: `action` is hit/stand/double/split/surrender/insurance/even_money/decline."""
@@ -160,6 +163,7 @@ class BlackjackRound:
         self.source = source
         self.round_id = round_id
         self.events: list[Event] = []
+        self._emit = self.events.append
         self.staked: dict[str, int] = {}
         self.paid: dict[str, int] = {}
         self.commission = 0
@@ -176,7 +180,18 @@ class BlackjackRound:
     # ------------------------------------------------------------------ bets, money, events
     @classmethod
     def bet_spec(cls, rules: BlackjackRules) -> BetSpec:
-        """How this game's bets are checked by the table (BJ Art.7, rules.md §0)."""
+        """How this game's bets are checked by the table (BJ Art.7, rules.md §0); built once per
+        rules object (they are frozen)."""
+        key = (cls, id(rules))
+        cached = _SPECS.get(key)
+        if cached is not None and cached[0] is rules:
+            return cached[1]
+        spec = cls._make_bet_spec(rules)
+        _SPECS[key] = (rules, spec)
+        return spec
+
+    @classmethod
+    def _make_bet_spec(cls, rules: BlackjackRules) -> BetSpec:
         lo, hi = rules.table_min, rules.table_max
         return BetSpec(
             spots=cls.SPOTS,
@@ -227,9 +242,6 @@ class BlackjackRound:
     def decline(decision: Decision) -> Action:
         """The answer of a holder who says nothing when an offer is made."""
         return Action(seat=decision.seat, action=DECLINE)
-
-    def _emit(self, event: Event) -> None:
-        self.events.append(event)
 
     def _take(self, player: str, amount: int, seat: int, spot: str, hand: int | None = None) -> None:
         self.staked[player] = self.staked.get(player, 0) + amount

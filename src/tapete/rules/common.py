@@ -7,7 +7,15 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
 
 from tapete.errors import InvalidRules
 
@@ -24,6 +32,7 @@ class CommonRules(BaseModel):
     table_min: int = Field(100, gt=0, description="least stake of a bettor on a spot, money units (Art.7)")
     table_max: int = Field(100000, gt=0, description="largest stake of a bettor on a spot (Art.7)")
     back_betting: bool = Field(True, description="operator allows back-betting (Art.7) [A: default yes]")
+    _settings: dict[str, Any] | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _regulation(self, info: ValidationInfo) -> Self:
@@ -50,8 +59,11 @@ class CommonRules(BaseModel):
         return 52 * self.decks
 
     def settings(self) -> dict[str, Any]:
-        """The settings with every default filled in, under the scenario keys (for logs and reports)."""
-        return self.model_dump(mode="json")
+        """The settings with every default filled in, under the scenario keys (for logs and reports).
+        Computed once (the model is frozen); callers must not mutate the dict."""
+        if self._settings is None:
+            self._settings = self.model_dump(mode="json")
+        return self._settings
 
     @classmethod
     def load(cls, data: object, *, regulation: bool = True) -> Self:
