@@ -1,0 +1,216 @@
+"""`tapete analyze GAME`: exact house edge and strategy for every bet under a table's settings.
+
+The settings are the scenario keys (`--rules FILE`, JSON or TOML, and `--decks`), validated by the same
+rules models the tables use, in analysis mode: a setting the regulation forbids is accepted for a
+what-if and the output says the game is not the regulation's (`regulation: false` with the reasons).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from tapete.errors import InvalidRules, TapeteError
+from tapete.rules import load_rules
+from tapete.rules.common import CommonRules
+
+ProgressFn = Callable[[int, int], None]
+
+
+def read_settings(path: Path | None) -> dict[str, Any]:
+    """Settings from a JSON or TOML file (a table's `rules`), or {} when none is given."""
+    if path is None:
+        return {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidRules(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InvalidRules(
+            f"{path} is not valid {'TOML' if path.suffix == '.toml' else 'JSON'}: {exc}"
+        ) from None
+    if isinstance(data, dict) and isinstance(data.get("rules"), dict):
+        data = data["rules"]  # a whole scenario file: take its rules
+    if not isinstance(data, dict):
+        raise InvalidRules(f"{path} must hold an object of settings")
+    return data
+
+
+def analyze(
+    game: str, settings: dict[str, Any], progress: ProgressFn | None = None, *, strategy: bool = False
+) -> dict[str, Any]:
+    """The analysis document of `game` under `settings` (the shape of issue 6's `--json`)."""
+    rules = load_rules(game, settings, regulation=False)
+    doc: dict[str, Any] = {"game": game, "rules": rules.settings()}
+    problems = rules.violations()
+    doc["regulation"] = not problems
+    if problems:
+        doc["not_regulation_because"] = problems
+    if game == "punto_y_banca":
+        doc.update(_baccarat(rules))
+    elif game == "blackjack":
+        doc.update(_blackjack(rules, progress, strategy=strategy))
+    elif game == "majestic_21":
+        doc.update(_majestic(rules, progress, strategy=strategy))
+    elif game == "showdown_poker":
+        doc.update(_showdown(rules, progress))
+    return doc
+
+
+def _baccarat(rules: CommonRules) -> dict[str, Any]:
+    from tapete.math.baccarat import analyze_baccarat
+
+    result = analyze_baccarat(
+        decks=rules.decks,
+        commission_percent=getattr(rules, "commission_percent", 5),
+        tie_pays=getattr(rules, "tie_pays", 8),
+    )
+    out = result.to_json()
+    return {"bets": out["bets"], "counts": out["counts"]}
+
+
+def _blackjack_result(rules: CommonRules, progress: ProgressFn | None) -> Any:
+    from tapete.math.blackjack import analyze_blackjack
+
+    return analyze_blackjack(
+        decks=rules.decks,
+        surrender=bool(getattr(rules, "surrender", True)),
+        max_splits=int(getattr(rules, "max_splits", 3)),
+        resplit_aces=bool(getattr(rules, "resplit_aces", False)),
+        progress=progress,
+    )
+
+
+def _blackjack(rules: CommonRules, progress: ProgressFn | None, *, strategy: bool) -> dict[str, Any]:
+    result = _blackjack_result(rules, progress)
+    full = result.to_json()
+    out: dict[str, Any] = {"bets": {"main": full["bets"]["main"]}}
+    if strategy:
+        out["strategy"] = full.get("strategy")
+    out["_analysis"] = result
+    return out
+
+
+def _majestic(rules: CommonRules, progress: ProgressFn | None, *, strategy: bool) -> dict[str, Any]:
+    from tapete.math.majestic21 import majestic_side_bets_json
+
+    out = _blackjack(rules, progress, strategy=strategy)
+    side = majestic_side_bets_json(rules.decks)
+    out["bets"].update(side["bets"])
+    return out
+
+
+def _showdown(rules: CommonRules, progress: ProgressFn | None) -> dict[str, Any]:
+    from tapete.math.showdown import analyze_showdown
+
+    result = analyze_showdown(
+        max_exchange=int(getattr(rules, "max_exchange", 3)),
+        bonus_paytable=getattr(rules, "bonus_paytable", None),
+        pot_commission_percent=int(getattr(rules, "pot_commission_percent", 5)),
+        progress=progress,
+    )
+    full = result.to_json()
+    return {"bets": full["bets"], "strategy": full.get("strategy"), "_analysis": result}
+
+
+def _public(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if not k.startswith("_")}
+
+
+CHART_STYLE = {
+    "H": "white on red",
+    "S": "black on yellow",
+    "D": "black on green",
+    "Ds": "black on green",
+    "P": "white on blue",
+    "Rh": "white on grey37",
+    "Rs": "white on grey37",
+    "Rp": "white on grey37",
+}
+
+
+def _print_chart(console: Console, analysis: Any) -> None:
+    ups = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "A"]
+    table = Table(title="Estrategia básica / basic strategy", show_lines=False)
+    table.add_column("")
+    for up in ups:
+        table.add_column(up, justify="center")
+    for label, codes in analysis.chart():
+        table.add_row(label, *(f"[{CHART_STYLE.get(c, '')}] {c:<2}[/]" for c in codes))
+    console.print(table)
+    console.print(
+        "H pedir/hit · S plantarse/stand · D incremento/double · P separación/split · "
+        "R retiro/surrender (then h/s/p)"
+    )
+
+
+def _print(console: Console, doc: dict[str, Any]) -> None:
+    table = Table(title=f"{doc['game']} — house edge per bet", show_lines=False)
+    table.add_column("bet")
+    table.add_column("house edge", justify="right")
+    table.add_column("exact", justify="center")
+    for name, bet in doc["bets"].items():
+        edge = bet.get("house_edge")
+        table.add_row(
+            name,
+            f"{edge * 100:.4f} %" if isinstance(edge, (int, float)) else str(edge),
+            "yes" if bet.get("exact") else "no",
+        )
+    console.print(table)
+    if not doc.get("regulation", True):
+        console.print("[bold red]Not the regulation's game:[/] " + "; ".join(doc["not_regulation_because"]))
+    if "counts" in doc:
+        console.print("counts: " + ", ".join(f"{k} {v:,}" for k, v in doc["counts"].items()))
+
+
+def analyze_command(
+    game: Annotated[str, typer.Argument(help="blackjack | majestic_21 | punto_y_banca | showdown_poker")],
+    decks: Annotated[int | None, typer.Option(help="decks in the pack (overrides --rules)")] = None,
+    rules: Annotated[Path | None, typer.Option(help="JSON or TOML file of settings (scenario keys)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the analysis as JSON")] = False,
+    chart: Annotated[
+        bool, typer.Option("--chart", help="Black Jack: print the basic strategy chart")
+    ] = False,
+) -> None:
+    """Exact house edge (and strategy) of every bet of GAME under the table's settings."""
+    console = Console(stderr=as_json)
+    try:
+        settings = read_settings(rules)
+        if decks is not None:
+            settings["decks"] = decks
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        ) as bar:
+            task = bar.add_task(f"analysing {game}", total=None)
+
+            def tick(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            doc = analyze(game, settings, tick, strategy=as_json)
+    except TapeteError as exc:
+        if as_json:
+            sys.stdout.write(json.dumps(exc.to_json()) + "\n")
+        else:
+            console.print(f"[red]{exc.message}[/]")
+        raise typer.Exit(2) from None
+    if as_json:
+        sys.stdout.write(json.dumps(_public(doc), ensure_ascii=False, indent=1) + "\n")
+        return
+    _print(console, doc)
+    if chart and "_analysis" in doc and hasattr(doc["_analysis"], "chart"):
+        _print_chart(console, doc["_analysis"])
