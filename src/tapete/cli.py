@@ -112,7 +112,7 @@ def recall(
 def play(
     game: Annotated[str, typer.Argument(help=GAMES_HELP)] = "blackjack",
     seats: Annotated[int, typer.Option(help="boxes in play, 1-7")] = 1,
-    lang: Annotated[str, typer.Option(help="es (default) or en")] = "es",
+    lang: Annotated[str | None, typer.Option(help="es (default) or en; else $TAPETE_LANG")] = None,
     currency: Annotated[str, typer.Option(help="PEN (S/), USD, EUR, CHIPS")] = "PEN",
     rules: Annotated[Path | None, typer.Option(help="JSON or TOML file of table settings")] = None,
     log: Annotated[Path | None, typer.Option(help="append the event log (hash chain) to this file")] = None,
@@ -128,6 +128,49 @@ def play(
     except TapeteError as exc:
         typer.echo(exc.message, err=True)
         raise typer.Exit(2) from None
+
+
+@app.command()
+def simulate(
+    game: Annotated[str, typer.Argument(help=GAMES_HELP)],
+    rounds: Annotated[int, typer.Option(help="rounds to play on the engine")] = 100_000,
+    seed: Annotated[int, typer.Option(help="seed of the simulation's shoe (never used live)")] = 1,
+    workers: Annotated[int, typer.Option(help="worker processes")] = 1,
+    rules: Annotated[Path | None, typer.Option(help="JSON or TOML file of settings")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Play many rounds on the engine itself (seeded shoe, auto-players) and measure each bet's edge."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from tapete.math.analyze import read_settings
+    from tapete.sim import simulate as run_sim
+
+    try:
+        settings = read_settings(rules)
+        with Progress(console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task(f"simulating {game}", total=rounds)
+            result = run_sim(
+                game,
+                rounds,
+                seed=seed,
+                settings=settings,
+                workers=workers,
+                progress=lambda done, total: bar.update(task, completed=done),
+            )
+    except TapeteError as exc:
+        typer.echo(exc.message, err=True)
+        raise typer.Exit(2) from None
+    doc = result.to_json()
+    if as_json:
+        _print_json(doc)
+        return
+    for name, bet in doc["bets"].items():
+        lo, hi = bet["ci99"]
+        typer.echo(
+            f"{name:14} house edge {bet['house_edge'] * 100:8.4f} %  "
+            f"99% CI [{lo * 100:.4f}, {hi * 100:.4f}] %  ({bet['rounds']:,} rounds)"
+        )
 
 
 def main() -> None:
