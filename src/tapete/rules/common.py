@@ -11,13 +11,15 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    PrivateAttr,
     ValidationError,
     ValidationInfo,
     model_validator,
 )
 
 from tapete.errors import InvalidRules
+
+#: settings dicts by rules object (pydantic's private attributes are slow to read on every round)
+_SETTINGS: dict[int, tuple[CommonRules, dict[str, Any]]] = {}
 
 
 class CommonRules(BaseModel):
@@ -32,7 +34,6 @@ class CommonRules(BaseModel):
     table_min: int = Field(100, gt=0, description="least stake of a bettor on a spot, money units (Art.7)")
     table_max: int = Field(100000, gt=0, description="largest stake of a bettor on a spot (Art.7)")
     back_betting: bool = Field(True, description="operator allows back-betting (Art.7) [A: default yes]")
-    _settings: dict[str, Any] | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _regulation(self, info: ValidationInfo) -> Self:
@@ -61,9 +62,10 @@ class CommonRules(BaseModel):
     def settings(self) -> dict[str, Any]:
         """The settings with every default filled in, under the scenario keys (for logs and reports).
         Computed once (the model is frozen); callers must not mutate the dict."""
-        if self._settings is None:
-            self._settings = self.model_dump(mode="json")
-        return self._settings
+        cached = _SETTINGS.get(id(self))
+        if cached is None or cached[0] is not self:
+            cached = _SETTINGS[id(self)] = (self, self.model_dump(mode="json"))
+        return cached[1]
 
     @classmethod
     def load(cls, data: object, *, regulation: bool = True) -> Self:
