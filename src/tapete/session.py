@@ -52,6 +52,7 @@ class TableSession:
         self.round_class = round_class(game)
         self.round_no = len(self.log.rounds())
         self.current: Any = None
+        self._dealt_since_shuffle = False
         shoe_events = getattr(source, "events", None)
         self._shoe_seen = 0
         if shoe_events:
@@ -71,6 +72,12 @@ class TableSession:
         if prepare is not None and getattr(self.source, "cut_card_out", False):
             prepare()
             self._flush_shoe_events()
+        elif self._dealt_since_shuffle and getattr(self.round_class, "SHUFFLE_EVERY_ROUND", False):
+            reshuffle = getattr(self.source, "reshuffle", None)
+            if reshuffle is not None:  # Showdown Art.7: shuffle and cut before every round
+                reshuffle()
+                self._flush_shoe_events()
+        self._dealt_since_shuffle = True
         self.round_no += 1
         self.current = self.round_class(self.rules, self.source, boxes, round_id=self.round_no)
         return self.current
