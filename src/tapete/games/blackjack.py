@@ -164,6 +164,7 @@ class BlackjackRound:
         self.round_id = round_id
         self.events: list[Event] = []
         self._emit = self.events.append
+        self._draw = source.draw
         self.staked: dict[str, int] = {}
         self.paid: dict[str, int] = {}
         self.commission = 0
@@ -298,9 +299,6 @@ class BlackjackRound:
         self._emit(ev)
         return amount
 
-    def _draw(self) -> Card:
-        return self.source.draw()
-
     # ------------------------------------------------------------------ the deal (Art.8)
     def _open(self, boxes: Sequence[Box]) -> None:
         rules = self.rules
@@ -321,22 +319,17 @@ class BlackjackRound:
                 if amount:
                     state.side[spot] = [amount, 0]
             self.boxes.append(state)
-        self._emit({"type": "bets_closed"})
+        emit = self._emit
+        emit({"type": "bets_closed"})
         draw = self._draw
-        for box in self.boxes:
+        for face in ("up", "down"):  # Art.8: one card to each box left to right, then the dealer
+            for box in self.boxes:
+                c = draw()
+                box.hands[0].cards.append(c)
+                emit({"type": "card", "to": "seat", "seat": box.seat, "hand": 0, "card": NAMES[c]})
             c = draw()
-            box.hands[0].cards.append(c)
-            self._emit({"type": "card", "to": "seat", "seat": box.seat, "hand": 0, "card": NAMES[c]})
-        c = draw()
-        self.dealer.append(c)
-        self._emit({"type": "card", "to": "dealer", "card": NAMES[c], "face": "up"})
-        for box in self.boxes:
-            c = draw()
-            box.hands[0].cards.append(c)
-            self._emit({"type": "card", "to": "seat", "seat": box.seat, "hand": 0, "card": NAMES[c]})
-        c = draw()
-        self.dealer.append(c)
-        self._emit({"type": "card", "to": "dealer", "card": NAMES[c], "face": "down"})
+            self.dealer.append(c)
+            emit({"type": "card", "to": "dealer", "card": NAMES[c], "face": face})
         self._after_deal()
         up_value = BJ_VALUE[self.dealer[0]]
         for box in self.boxes:
