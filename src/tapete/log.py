@@ -173,7 +173,10 @@ def replay(events: list[Event]) -> Any:
     rules = load_rules(game, settings)
     cls = round_class(game)
     boxes = place_bets(bets, cls.bet_spec(rules))
-    rnd = cls(rules, StackedSource(cards, rules.decks), boxes, round_id=events[0].get("round", 1))
+    # A round may take options its events record (Punto y Banca: who held the shoe, Art.9).
+    options_from_events = getattr(cls, "options_from_events", None)
+    options = options_from_events(events) if options_from_events is not None else {}
+    rnd = cls(rules, StackedSource(cards, rules.decks), boxes, round_id=events[0].get("round", 1), **options)
     for action in cls.actions_from_events(events):
         rnd.apply(action)
     return rnd

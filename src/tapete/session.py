@@ -65,8 +65,9 @@ class TableSession:
             self.log.extend(f"shoe-{self.round_no}", new)
         self._shoe_seen = len(events)
 
-    def start_round(self, bets: Sequence[RawBet]) -> Any:
-        """Check the bets, prepare the shoe (Art.6 when the cut card came out) and deal a new round."""
+    def start_round(self, bets: Sequence[RawBet], **options: Any) -> Any:
+        """Check the bets, prepare the shoe (Art.6 when the cut card came out) and deal a new round.
+        `options` go to the round (Punto y Banca: ``shoe_holder``, the zone holding the shoe)."""
         boxes = place_bets(bets, self.round_class.bet_spec(self.rules))
         prepare = getattr(self.source, "prepare_round", None)
         if prepare is not None and getattr(self.source, "cut_card_out", False):
@@ -79,7 +80,7 @@ class TableSession:
                 self._flush_shoe_events()
         self._dealt_since_shuffle = True
         self.round_no += 1
-        self.current = self.round_class(self.rules, self.source, boxes, round_id=self.round_no)
+        self.current = self.round_class(self.rules, self.source, boxes, round_id=self.round_no, **options)
         return self.current
 
     def finish_round(self) -> None:

@@ -24,6 +24,8 @@ class BetSpec:
     side_spots: tuple[str, ...] = ()  # need the holder's main bet on the same box
     required_spots: tuple[str, ...] = ()  # every player must post these (Showdown: bet and pot)
     exclusive: tuple[tuple[str, str], ...] = ()  # never both in one round (Punto + Banca)
+    main_required: bool = True  # the holder must bet main_spot (PyB: any of its spots holds a zone)
+    back_same_spots: bool = False  # a back-bettor joins only spots the holder bet (PyB: same side)
     one_box_per_player: bool = False  # PyB Art.7b: never two zones
     max_boxes_per_player: int = 7
     back_betting: bool = True  # the operator's setting
@@ -133,7 +135,16 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
                 if not box.stake(player, spot):
                     at = min(box.first_index[k] for k in box.first_index if k[0] == player)
                     raise BadBet(f"{player} on seat {box.seat} must post a {spot} bet", at=at)
-        if not box.stake(box.holder, spec.main_spot) and not spec.required_spots:
+        if spec.back_same_spots:
+            for player in box.back_bettors:
+                for spot in box.stakes[player]:
+                    if not box.stake(box.holder, spot):
+                        raise BadBet(
+                            f"back-bettor {player} may join seat {box.seat} only on its holder "
+                            f"{box.holder}'s own side; {box.holder} has no {spot} bet",
+                            at=box.first_index[(player, spot)],
+                        )
+        if spec.main_required and not box.stake(box.holder, spec.main_spot) and not spec.required_spots:
             at = min(box.first_index[k] for k in box.first_index if k[0] == box.holder)
             raise BadBet(f"seat {box.seat}'s holder {box.holder} has no {spec.main_spot} bet", at=at)
     if first_back is not None and len(boxes) < spec.seats:
