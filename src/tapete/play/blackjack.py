@@ -8,6 +8,7 @@ until the hole card is turned) card by card, and explains every payout. Majestic
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.markup import escape
@@ -256,7 +257,7 @@ class BlackjackFace(TableFace):
         """Ask the person for `decision` until the round accepts the answer; apply it and return it."""
         box = next(b for b in view["boxes"] if b["seat"] == decision.seat)
         while True:
-            action = self.ask_decision(decision, box, view)
+            action = self.ask_decision(rnd, decision, box, view)
             try:
                 rnd.apply(action)
             except TapeteError as exc:  # refused: nothing changed, ask again
@@ -265,7 +266,20 @@ class BlackjackFace(TableFace):
             self.say_taken(decision, action, box)
             return action
 
-    def ask_decision(self, d: Decision, box: View, view: View) -> Action:
+    def ask_amount_for(self, rnd: Any, d: Decision, prompt: str, make: Callable[[int], Action]) -> Action:
+        """An amount for a double or an insurance, its maximum the default, re-asked (only the amount)
+        until the round's `verify` accepts it."""
+        cap = d.max_amount or 0
+        while True:
+            action = make(ask_amount(self.ctx, prompt, default=cap, maximum=cap))
+            try:
+                rnd.verify(action)
+            except TapeteError as exc:
+                show_error(self.ctx, exc)
+                continue
+            return action
+
+    def ask_decision(self, rnd: Any, d: Decision, box: View, view: View) -> Action:
         """One question of the regulation, as the round's pending Decision says it."""
         tr, money = self.tr, self.money
         hand = box["hands"][d.hand]
@@ -285,8 +299,10 @@ class BlackjackFace(TableFace):
             cap = d.max_amount or 0
             if not ask_yes_no(ctx, state + ctx.text("bj.insurance_prompt", max=money.show(cap))):
                 return Action(d.seat, DECLINE)
-            amount = ask_amount(ctx, ctx.text("bj.insurance_amount"), default=cap, maximum=cap)
-            return Action(d.seat, INSURANCE, amount=amount)
+            prompt = ctx.text("bj.insurance_amount")
+            return self.ask_amount_for(
+                rnd, d, prompt, lambda amount: Action(d.seat, INSURANCE, amount=amount)
+            )
         if d.kind == EVEN_MONEY:
             yes = ask_yes_no(ctx, state + ctx.text("bj.even_money_prompt", win=money.show(stake)))
             return Action(d.seat, EVEN_MONEY if yes else DECLINE)
@@ -298,9 +314,12 @@ class BlackjackFace(TableFace):
         ]
         name = ask_choice(ctx, state, choices)
         if name == "double":
-            cap = d.max_amount or 0
-            amount = ask_amount(ctx, ctx.text("bj.double_amount"), default=cap, maximum=cap)
-            return Action(d.seat, "double", hand=d.hand, amount=amount)
+            return self.ask_amount_for(
+                rnd,
+                d,
+                ctx.text("bj.double_amount"),
+                lambda amount: Action(d.seat, "double", hand=d.hand, amount=amount),
+            )
         return Action(d.seat, name, hand=d.hand)
 
     def say_taken(self, d: Decision, action: Action, box: View) -> None:

@@ -16,7 +16,6 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from tapete.errors import TapeteError
@@ -351,7 +350,8 @@ class TableFace:
     def start_round(self, bets: Sequence[RawBet]) -> Any:
         """Close the bets and deal (the shoe is reshuffled first when the cut card came out)."""
         try:
-            rnd = self.session.start_round(bets)
+            options = self.round_options()
+            rnd = self.session.start_round(bets, **options) if options else self.session.start_round(bets)
         except TapeteError as exc:
             show_error(self.ctx, exc)
             return None
@@ -360,6 +360,10 @@ class TableFace:
         self.ctx.console.rule(self.ctx.text("round.title", round=self.session.round_no))
         self.ctx.say("bets.closed")
         return rnd
+
+    def round_options(self) -> dict[str, Any]:
+        """Options the next round is opened with (Punto y Banca: who holds the shoe); none by default."""
+        return {}
 
     def play_round(self, rnd: Any) -> None:
         """Ask the round's decisions until it is finished (each game writes its own)."""
@@ -431,26 +435,22 @@ class TableFace:
         return self.tr("outcome." + str(settle.get("outcome")))
 
     def show_payouts(self, rnd: Any) -> None:
-        """The table of the round's payouts, each with its reason."""
-        tr, money = self.tr, self.money
-        table = Table(title=tr("payouts.title", round=self.session.round_no), title_justify="left")
-        for col, justify in (
-            ("col.seat", "left"),
-            ("col.bet", "left"),
-            ("col.stake", "right"),
-            ("col.paid", "right"),
-            ("col.why", "left"),
-        ):
-            table.add_column(tr(col), justify=justify)  # type: ignore[arg-type]
+        """The round's payouts, one line each with its reason (lines, not a table: a reason must never be
+        cut by a narrow terminal)."""
+        ctx, money = self.ctx, self.money
+        ctx.console.print("[bold]" + ctx.text("payouts.title", round=self.session.round_no) + "[/bold]")
         for row in self.payout_rows(rnd):
-            table.add_row(
-                escape(self.seat_label(row.seat) if row.player == self.player_at(row.seat) else row.player),
-                escape(row.what),
-                money.show(row.stake),
-                money.show(row.paid),
-                escape(row.why),
+            who = self.seat_label(row.seat) if row.player == self.player_at(row.seat) else row.player
+            style = "green" if row.paid > row.stake else "red" if row.paid < row.stake else "yellow"
+            line = ctx.text(
+                "payout.line",
+                who=who,
+                what=row.what,
+                stake=money.show(row.stake),
+                paid=money.show(row.paid),
+                why=row.why,
             )
-        self.ctx.console.print(table)
+            ctx.console.print(f"[{style}]•[/{style}] {line}")
 
     def player_at(self, seat: int) -> str | None:
         """The terminal's player at `seat`, if the seat exists."""

@@ -1,0 +1,208 @@
+"""Language and money as people read them: complete catalogs in both languages, the regulation's words,
+engine refusals said in Spanish, and amounts typed and shown in soles."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tapete.errors import BadBet, BadCards, IllegalAction, TapeteError
+from tapete.games.blackjack import Action, BlackjackRound
+from tapete.i18n import (
+    LANGUAGES,
+    BadAmount,
+    BadSetting,
+    Money,
+    Translator,
+    _catalog_files,
+    catalog,
+    describe_error,
+    placeholders,
+    resolve_lang,
+)
+from tapete.rules import BlackjackRules
+from tapete.shoe import StackedSource
+from tapete.table import RawBet, place_bets
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "tapete"
+
+
+# ---------------------------------------------------------------------------------------------- catalogs
+def test_both_catalogs_have_the_same_ids_and_placeholders() -> None:
+    es, en = catalog("es"), catalog("en")
+    assert set(es) == set(en), sorted(set(es) ^ set(en))
+    for key in es:
+        assert placeholders(es[key]) == placeholders(en[key]), key
+
+
+def test_every_catalog_file_has_its_twin_in_the_other_language() -> None:
+    names = {lang: {n.removesuffix(f"{lang}.json") for n, _ in _catalog_files(lang)} for lang in LANGUAGES}
+    assert names["es"] == names["en"]
+
+
+def test_every_message_id_used_by_the_code_exists() -> None:
+    used: set[str] = set()
+    pattern = re.compile(
+        r"""(?:\btr|\.tr|\.say|\.text|markup)\(\s*(?:tr,\s*)?["']([a-z0-9_]+\.[a-z0-9_.]+)["']"""
+    )
+    for path in [SRC / "i18n.py", *sorted((SRC / "play").glob("*.py"))]:
+        used.update(pattern.findall(path.read_text(encoding="utf-8")))
+    assert len(used) > 40
+    missing = {key for key in used if key not in catalog("es")}
+    assert not missing, sorted(missing)
+
+
+def test_english_keeps_the_regulations_words() -> None:
+    en = catalog("en")
+    for word in ("retiro", "seguro", "separación", "incremento", "pago simple", "volar"):
+        assert any(word in text for text in en.values()), word
+    assert en["bj.action.split"] == "split (separación)"
+    assert en["bj.action.double"] == "double (incremento)"
+    assert "surrender (retiro)" in en["why.surrender"]
+    assert "bust (volar)" in en["why.bust"]
+    assert "even money (pago simple)" in en["why.even_money"]
+    assert "insurance (seguro)" in en["why.insurance_win"]
+
+
+def test_spanish_says_the_payout_reasons_as_the_regulation_does() -> None:
+    es = Translator("es")
+    assert es("why.blackjack") == "Black Jack paga 3 a 2"
+    assert es("why.dealer_bust", dealer=23) == "el dealer voló con 23: paga 1 a 1"
+    assert es("why.surrender") == "retiro: se devuelve la mitad"
+    assert es("why.insurance_win").endswith("seguro paga 2 a 1")
+    assert es("why.dealer_bj_original") == "el dealer tiene Black Jack: solo pierde la apuesta original"
+
+
+def test_translator_formats_and_survives_a_missing_id() -> None:
+    tr = Translator("en")
+    assert tr("seat.label", seat=3) == "Seat 3"
+    assert tr("no.such.id") == "no.such.id"
+    assert tr("seat.label") == "Seat {seat}"  # a missing placeholder shows the template, never crashes
+
+
+def test_language_from_option_then_environment_then_spanish() -> None:
+    assert resolve_lang(None, env={}) == "es"
+    assert resolve_lang(None, env={"TAPETE_LANG": "en"}) == "en"
+    assert resolve_lang(None, env={"TAPETE_LANG": "en_US.UTF-8"}) == "en"
+    assert resolve_lang("es", env={"TAPETE_LANG": "en"}) == "es"
+    with pytest.raises(BadSetting):
+        resolve_lang("fr", env={})
+
+
+# ---------------------------------------------------------------------------------------------- errors
+def _engine_refusal(bets: list[RawBet]) -> TapeteError:
+    rules = BlackjackRules.load({})
+    with pytest.raises(TapeteError) as exc:
+        place_bets(bets, BlackjackRound.bet_spec(rules))
+    return exc.value
+
+
+def test_bet_refusals_from_the_engine_are_said_fully_in_spanish_with_money() -> None:
+    es, en = Translator("es"), Translator("en")
+    low = _engine_refusal([RawBet(1, "ana", "main", 50)])
+    assert (
+        describe_error(low, es)
+        == "Apuesta rechazada: S/ 0.50 está por debajo del mínimo de la mesa (S/ 1.00)."
+    )
+    assert describe_error(low, en) == "Bet refused: S/ 0.50 is below the table minimum (S/ 1.00)."
+    high = _engine_refusal([RawBet(1, "ana", "main", 100001)])
+    assert (
+        describe_error(high, es)
+        == "Apuesta rechazada: S/ 1,000.01 supera el máximo de la mesa (S/ 1,000.00)."
+    )
+    assert describe_error(high, en, Money("USD")).startswith("Bet refused: US$ 1,000.01")
+
+
+def _round(cards: str) -> BlackjackRound:
+    rules = BlackjackRules.load({})
+    from tapete.cards import parse_cards
+
+    boxes = place_bets([RawBet(1, "ana", "main", 1000)], BlackjackRound.bet_spec(rules))
+    return BlackjackRound(rules, StackedSource(parse_cards(cards.split()), 6), boxes)
+
+
+def test_decision_refusals_from_the_engine_are_said_fully() -> None:
+    es = Translator("es")
+    rnd = _round("Ts Ac 9h Kd")  # Ace up: insurance is offered
+    with pytest.raises(IllegalAction) as exc:
+        rnd.apply(Action(1, "insurance", amount=501))
+    assert describe_error(exc.value, es) == (
+        "Seguro rechazado: S/ 5.01 supera la mitad de la apuesta original (S/ 5.00)."
+    )
+    rnd = _round("5s 9c 6h 7s 9d")
+    rnd.apply(Action(1, "decline"))  # no retiro
+    with pytest.raises(IllegalAction) as exc:
+        rnd.apply(Action(1, "double", hand=0, amount=1001))
+    assert describe_error(exc.value, Translator("en")) == (
+        "Double (incremento) refused: S/ 10.01 is more than the original bet (S/ 10.00)."
+    )
+
+
+def test_other_errors_get_a_spanish_lead_in_per_code() -> None:
+    es = Translator("es")
+    assert describe_error(BadCards("unknown card 'Xx'"), es) == "Problema con las cartas: unknown card 'Xx'"
+    assert describe_error(IllegalAction("seat 2 cannot act now"), es).startswith("Decisión no permitida: ")
+    assert describe_error(BadBet("unknown seat 9"), es).startswith("Apuesta rechazada: unknown seat 9")
+    assert describe_error(ValueError("boom"), es) == "Error: boom"
+    for code in ("bad_bet", "illegal_action", "bad_cards", "invalid_rules", "bad_file", "live_table_refused"):
+        assert Translator("es").has(f"error.{code}") and Translator("en").has(f"error.{code}")
+
+
+# ---------------------------------------------------------------------------------------------- money
+@pytest.mark.parametrize(
+    ("text", "units"),
+    [
+        ("12.50", 1250),
+        ("12.5", 1250),
+        ("12", 1200),
+        ("0", 0),
+        ("0.01", 1),
+        ("S/ 12.50", 1250),
+        ("s/12.50", 1250),
+        ("1,000.50", 100050),
+        ("1,000", 100000),
+        ("  7.", 700),
+    ],
+)
+def test_amounts_typed_in_soles_become_centimos(text: str, units: int) -> None:
+    assert Money().parse(text) == units
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("12.505", "money.too_many_decimals"),
+        ("-5", "money.negative"),
+        ("S/ -5", "money.negative"),
+        ("abc", "money.not_number"),
+        ("1e3", "money.not_number"),
+        ("12,50", "money.comma"),
+        ("", "money.empty"),
+        ("12.50.1", "money.not_number"),
+    ],
+)
+def test_bad_amounts_are_refused_with_a_clear_message(text: str, key: str) -> None:
+    with pytest.raises(BadAmount) as exc:
+        Money().parse(text)
+    assert exc.value.key == key
+    said = describe_error(exc.value, Translator("es"))
+    assert said and "{" not in said
+
+
+def test_money_shown_in_soles_and_other_currencies() -> None:
+    assert Money().show(1250) == "S/ 12.50"
+    assert Money().show(-5) == "-S/ 0.05"
+    assert Money("CHIPS").parse("12") == 12
+    with pytest.raises(BadAmount):
+        Money("CHIPS").parse("12.5")
+    assert Money("USD").parse("US$ 3.10") == 310
+    with pytest.raises(BadSetting):
+        Money("XYZ")
+
+
+def test_shown_amounts_read_back_to_the_same_units() -> None:
+    money = Money()
+    for units in (0, 1, 99, 100, 1250, 100000, 123456789):
+        assert money.parse(money.show(units)) == units
