@@ -25,6 +25,7 @@ from tapete.games.showdown import (
     Action,
     ShowdownRound,
     hand_outcome,
+    hand_strength,
     house_rules_text,
 )
 from tapete.log import recall
@@ -408,6 +409,14 @@ def test_art11_paytable_on_the_bet_and_on_each_increment(
     bare = run(scenario([hand, other], community))
     assert seat_of(bare, 1)["winnings"] == 1000 * ratio and seat_of(bare, 1)["paid"] == 1000 + 1000 * ratio
     conserved(full)
+
+
+def test_memoised_hand_strength_is_the_evaluators_order() -> None:
+    """The round's memoised evaluation gives evaluate5's strength (same order, same ties)."""
+    pick = random.Random(11)
+    for _ in range(3000):
+        cards = pick.sample(range(52), 5)
+        assert hand_strength(cards) == evaluate5(cards)
 
 
 def test_art11_royal_flush_paid_apart_from_straight_flush() -> None:

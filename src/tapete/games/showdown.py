@@ -18,12 +18,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cache
 from typing import Any, ClassVar
 
 from tapete.cards import NAMES, Card, parse_card
 from tapete.errors import BadCards, IllegalAction
 from tapete.money import Ratio, format_money, share, winnings
-from tapete.poker import JACK, Category, category, describe, evaluate5, significant_ranks
+from tapete.poker import JACK, POKER_RANK, Category, category, describe, significant_ranks, strength_of_ranks
 from tapete.rules.showdown import SHOWDOWN_PAYTABLE, ShowdownRules
 from tapete.shoe import CardSource
 from tapete.table import BetSpec, Box
@@ -158,6 +159,22 @@ _PAY_ORDER = (
 )
 
 
+@cache
+def _strength(ranks: tuple[int, ...], flush: bool) -> int:
+    return strength_of_ranks(ranks, flush)
+
+
+def hand_strength(cards: Sequence[Card]) -> int:
+    """The strength of five cards of one deck, as `tapete.poker.evaluate5` defines it, memoised on the
+    sorted ranks and the flush flag (a hand's order depends on nothing else)."""
+    suit = cards[0] % 4
+    flush = all(c % 4 == suit for c in cards)
+    return _strength(tuple(sorted(POKER_RANK[c] for c in cards)), flush)
+
+
+describe_strength = cache(describe)
+
+
 def hand_outcome(strength: int) -> tuple[str, int]:
     """Art.10-11: ("lose", 0) below a pair of jacks, ("push", 0) for a pair of J/Q/K/A, else
     ("win", N) paying N to 1 on the bet and on each increment."""
@@ -251,6 +268,9 @@ def bonus_limits(rules: ShowdownRules) -> tuple[int, int]:
     return lo, hi
 
 
+_SPECS: dict[int, tuple[ShowdownRules, BetSpec]] = {}
+
+
 class ShowdownRound:
     """One round of Showdown Póker on the positions given, drawing from `source`."""
 
@@ -272,6 +292,8 @@ class ShowdownRound:
         self.source = source
         self.round_id = round_id
         self.events: list[Event] = []
+        self._emit = self.events.append
+        self._draw = source.draw
         self.staked: dict[str, int] = {}
         self.paid: dict[str, int] = {}
         self.commission = 0
@@ -290,7 +312,17 @@ class ShowdownRound:
     @classmethod
     def bet_spec(cls, rules: ShowdownRules) -> BetSpec:
         """Art.8: bet and pot bet required on every position, optional bonus, one position per player,
-        no back-betting; the pot bet is a fixed amount and the bonus has its own limits."""
+        no back-betting; the pot bet is a fixed amount and the bonus has its own limits. Built once per
+        rules object (they are frozen)."""
+        cached = _SPECS.get(id(rules))
+        if cached is not None and cached[0] is rules:
+            return cached[1]
+        spec = cls._make_bet_spec(rules)
+        _SPECS[id(rules)] = (rules, spec)
+        return spec
+
+    @classmethod
+    def _make_bet_spec(cls, rules: ShowdownRules) -> BetSpec:
         pot = rules.pot_amount
         table = (rules.table_min, rules.table_max)
         bonus = bonus_limits(rules)
@@ -361,9 +393,6 @@ class ShowdownRound:
         """The answer of a player who says nothing when an offer is made."""
         return Action(seat=decision.seat, action=DECLINE)
 
-    def _emit(self, event: Event) -> None:
-        self.events.append(event)
-
     def _take(self, seat: SeatState, amount: int, spot: str) -> None:
         self.staked[seat.player] = self.staked.get(seat.player, 0) + amount
         self.paid.setdefault(seat.player, 0)
@@ -384,9 +413,6 @@ class ShowdownRound:
         }
         ev.update(extra)
         self._emit(ev)
-
-    def _draw(self) -> Card:
-        return self.source.draw()
 
     # ------------------------------------------------------------------ the deal (Art.9.1)
     def _open(self, boxes: Sequence[Box]) -> None:
@@ -575,7 +601,7 @@ class ShowdownRound:
     def _settle_round(self) -> None:
         seats = self.seats
         for s in seats:  # Art.9.6: the dealer checks every hand, from one end to the other
-            s.strength = evaluate5(self.final_cards(s))
+            s.strength = hand_strength(self.final_cards(s))
             s.outcome, s.ratio = hand_outcome(s.strength)
             if s.outcome == "win":
                 s.winnings = winnings(s.stake, Ratio(s.ratio))[0]
@@ -585,7 +611,7 @@ class ShowdownRound:
                     "seat": s.seat,
                     "cards": [NAMES[c] for c in self.final_cards(s)],
                     "category": category(s.strength).key,
-                    "description": describe(s.strength),
+                    "description": describe_strength(s.strength),
                 }
             )
         self._apply_limit()
@@ -677,7 +703,7 @@ class ShowdownRound:
             "commission": commission,
             "distributable": distributable,
             "winners": [s.seat for s in winners],
-            "best_hand": describe(best),
+            "best_hand": describe_strength(best),
             "shares": shares,
             "remainder": remainder,
         }
@@ -716,7 +742,7 @@ class ShowdownRound:
             entry["final_hand"] = {
                 "cards": [NAMES[c] for c in self.final_cards(s)],
                 "category": category(s.strength).key,
-                "description": describe(s.strength),
+                "description": describe_strength(s.strength),
             }
             entry["outcome"] = s.outcome
             if s.outcome == "win":
