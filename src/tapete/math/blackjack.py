@@ -1,0 +1,1383 @@
+"""Combinatorial Black Jack analyzer for the regulation's game (BJ Art.8-14; M21 main game).
+
+What it computes, for a finite shoe of `decks` decks (or any composition by value):
+
+* the dealer's final-total probabilities (17, 18, 19, 20, 21, bust, Black Jack) for each up-card, with the
+  no-peek convention of the regulation: the hole card is dealt at the deal and only checked at the end,
+  so Black Jack is one of the dealer's outcomes;
+* for every player first two cards (by value) against every up-card: the expected value of standing,
+  hitting (optimal continuation), doubling, splitting (up to the table's maximum, Aces one card) and
+  retiring (surrender);
+* the optimal total-dependent basic strategy for the settings, the composition-dependent one, and the
+  house edge of the whole game with each.
+
+Why the no-peek game is computed like a peek game: with "original bets only" (OBO), a dealer Black Jack
+costs the player exactly one unit whatever he did after the deal (doubles and split stakes are returned),
+so at every decision the dealer-Black-Jack branch adds the same constant to every action. The analyzer
+therefore carries, for every player hand, ``W = E[payoff * 1{dealer has no Black Jack}]`` computed with the
+*unconditional* dealer distribution of the remaining shoe (the hole card is exchangeable with the cards
+the player draws, so it is drawn after them); the expected value of an action at the deal is
+``W - P(dealer BJ)``. This is exact, needs no conditioning of the hole card, and gives the same numbers as
+a peek analyzer for the main bet. Surrender is decided before the hole card is known, so against a ten
+it is *early* surrender: −0.5 whatever the dealer holds. With ``obo=False`` every stake loses to a dealer
+Black Jack (the "ENHC" convention of British casinos), for comparison.
+
+Method and cost: player hands are multisets of values with hard total ≤ 21 (3,083 of them); the dealer's
+play is pre-enumerated once per up-card as a trie of sorted multisets of drawn cards with their number of
+valid drawing orders, so the dealer distribution for any shoe is one pass over ~200-2,500 trie nodes.
+Numba compiles the kernels (cached on disk); without Numba the same code runs in pure Python, slowly.
+
+Approximation (the only one for a fixed strategy): split hands. Each split hand is played with the shoe
+after removing the up-card and the pair cards out so far (the original pair plus one per resplit); the
+cards drawn to the *other* split hands are not removed. The number of hands follows the exact resplit
+chain with those compositions. See docs/math-blackjack.md.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cache, lru_cache
+from typing import Any, Literal, TypeVar, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from tapete.errors import InvalidRules
+
+_numba: Any
+try:  # Numba is optional (extra "fast"); the kernels are plain Python without it.
+    import numba as _numba
+except ImportError:  # pragma: no cover - exercised only where numba is missing
+    _numba = None
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+IntArr = npt.NDArray[np.int64]
+FloatArr = npt.NDArray[np.float64]
+BoolArr = npt.NDArray[np.bool_]
+
+
+def _jit(func: F) -> F:
+    """Compile with Numba (nopython, cached on disk) when it is installed, else leave the function as is."""
+    if _numba is None:  # pragma: no cover
+        return func
+    return cast(F, _numba.njit(cache=True)(func))
+
+
+#: Value indices used throughout: 0 = Ace, 1 = 2, ..., 8 = 9, 9 = any ten-value card (10, J, Q, K).
+VALUE_LABELS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T")
+#: Dealer outcomes in the order of the probability vectors.
+OUTCOMES: tuple[str, ...] = ("17", "18", "19", "20", "21", "bust", "blackjack")
+#: Chart column order: up-cards 2..9, T, A (value indices).
+CHART_UPCARDS: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9, 0)
+_TEN = 9
+_ACE = 0
+_BJ = 6
+_BUST = 5
+
+Action = Literal["S", "H", "D", "P", "R"]
+ProgressFn = Callable[[int, int], None]
+
+
+def shoe_counts(decks: int) -> list[int]:
+    """Cards of each value (A, 2..9, ten-value) in a pack of `decks` 52-card decks."""
+    return [4 * decks] * 9 + [16 * decks]
+
+
+# --------------------------------------------------------------------------------------------------
+# Player hands: every multiset of values with hard total <= 21, sorted by decreasing hard total so a
+# backward pass sees every successor (hand + one card) before the hand itself.
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _States:
+    cnt: IntArr  # (S, 10) cards of each value
+    hard: IntArr  # (S,) sum with Aces as 1
+    ncards: IntArr  # (S,)
+    tot: IntArr  # (S,) best total (an Ace as 11 when it does not bust)
+    soft: IntArr  # (S,) 1 if an Ace counts 11
+    cls: IntArr  # (S,) total class: soft * 32 + tot
+    trans: IntArr  # (S, 10) index of hand + value, -1 when it busts
+    index: dict[tuple[int, ...], int]
+
+
+def _class_id(soft: int, tot: int) -> int:
+    return soft * 32 + tot
+
+
+@cache
+def _states() -> _States:
+    """Enumerate the player hands once per process (3,083 multisets)."""
+    found: list[tuple[int, ...]] = []
+    cnt = [0] * 10
+
+    def rec(i: int, s: int) -> None:
+        if i == 10:
+            found.append(tuple(cnt))
+            return
+        k = 0
+        while s + k * (i + 1) <= 21:
+            cnt[i] = k
+            rec(i + 1, s + k * (i + 1))
+            k += 1
+        cnt[i] = 0
+
+    rec(0, 0)
+
+    def hard_of(c: tuple[int, ...]) -> int:
+        return sum(k * (i + 1) for i, k in enumerate(c))
+
+    found.sort(key=lambda c: (-hard_of(c), c))
+    index = {c: i for i, c in enumerate(found)}
+    n = len(found)
+    a_cnt = np.array(found, dtype=np.int64)
+    hard = a_cnt @ np.arange(1, 11, dtype=np.int64)
+    ncards = a_cnt.sum(axis=1)
+    soft = ((a_cnt[:, 0] > 0) & (hard + 10 <= 21)).astype(np.int64)
+    tot = hard + 10 * soft
+    cls = soft * 32 + tot
+    trans = np.full((n, 10), -1, dtype=np.int64)
+    for s, c in enumerate(found):
+        for v in range(10):
+            nxt = list(c)
+            nxt[v] += 1
+            trans[s, v] = index.get(tuple(nxt), -1)
+    return _States(a_cnt, hard, ncards, tot, soft, cls, trans, index)
+
+
+# --------------------------------------------------------------------------------------------------
+# Dealer: every way the dealer can finish from each up-card, as sorted multisets of drawn cards (hole
+# card included) with the number of drawing orders that end exactly there. The probability of a multiset
+# m from a shoe n (N cards) is orders(m) * prod_v n_v^(m_v falling) / N^(|m| falling), accumulated along
+# a trie whose node k multiplies its parent by (n_v - j) / (N - d).
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Trie:
+    parent: IntArr
+    value: IntArr
+    before: IntArr  # cards of the same value already in the multiset
+    depth: IntArr  # cards drawn before this one
+    orders: FloatArr  # drawing orders that stop exactly at this multiset (0 if none)
+    outcome: IntArr  # outcome index if the dealer stops here, else -1
+
+
+def _dealer_finishes(up: int, h17: bool) -> Counter[tuple[tuple[int, ...], int]]:
+    """Count the ordered draws from `up` by (sorted multiset, outcome): stand on 17 (hit soft 17 if h17)."""
+    out: Counter[tuple[tuple[int, ...], int]] = Counter()
+    seq: list[int] = []
+
+    def go(hard: int, ace: bool) -> None:
+        if len(seq) == 1 and ((up == _ACE and seq[0] == _TEN) or (up == _TEN and seq[0] == _ACE)):
+            out[(tuple(sorted(seq)), _BJ)] += 1
+            return
+        soft = ace and hard + 10 <= 21
+        total = hard + 10 if soft else hard
+        if total > 21:
+            out[(tuple(sorted(seq)), _BUST)] += 1
+            return
+        if total >= 18 or (total == 17 and not (h17 and soft)):
+            out[(tuple(sorted(seq)), total - 17)] += 1
+            return
+        for v in range(10):
+            seq.append(v)
+            go(hard + v + 1, ace or v == _ACE)
+            seq.pop()
+
+    go(up + 1, up == _ACE)
+    return out
+
+
+@lru_cache(maxsize=4)
+def _dealer_tries(h17: bool) -> tuple[_Trie, ...]:
+    """One trie per up-card (value index)."""
+    tries: list[_Trie] = []
+    for up in range(10):
+        fin = _dealer_finishes(up, h17)
+        term: dict[tuple[int, ...], tuple[int, int]] = {}
+        for (m, o), k in fin.items():
+            if m in term:  # pragma: no cover - a multiset fixes the total, hence the outcome
+                raise AssertionError(f"dealer multiset {m} has two outcomes")
+            term[m] = (o, k)
+        nodes: set[tuple[int, ...]] = {()}
+        for m in term:
+            for i in range(1, len(m) + 1):
+                nodes.add(m[:i])
+        order = sorted(nodes, key=lambda m: (len(m), m))
+        pos = {m: i for i, m in enumerate(order)}
+        n = len(order)
+        parent = np.zeros(n, dtype=np.int64)
+        value = np.zeros(n, dtype=np.int64)
+        before = np.zeros(n, dtype=np.int64)
+        depth = np.zeros(n, dtype=np.int64)
+        orders = np.zeros(n, dtype=np.float64)
+        outcome = np.full(n, -1, dtype=np.int64)
+        for i, m in enumerate(order):
+            if m:
+                parent[i] = pos[m[:-1]]
+                value[i] = m[-1]
+                before[i] = m[:-1].count(m[-1])
+                depth[i] = len(m) - 1
+            if m in term:
+                outcome[i], k = term[m]
+                orders[i] = float(k)
+        tries.append(_Trie(parent, value, before, depth, orders, outcome))
+    return tuple(tries)
+
+
+# --------------------------------------------------------------------------------------------------
+# Kernels (Numba). `avail` is the shoe the hand's cards come from: pack minus up-card minus any extra
+# removed cards (the other split cards). A hand's own cards are subtracted inside.
+# --------------------------------------------------------------------------------------------------
+
+
+@_jit
+def _walk_trie(
+    shoe: FloatArr,
+    m: int,
+    t_parent: IntArr,
+    t_value: IntArr,
+    t_before: IntArr,
+    t_depth: IntArr,
+    t_orders: FloatArr,
+    t_outcome: IntArr,
+    nodep: FloatArr,
+    inv: FloatArr,
+    dist: FloatArr,
+) -> None:
+    """Dealer outcome probabilities for a shoe (`shoe` counts by value, `m` cards) into `dist`."""
+    for d in range(inv.shape[0]):
+        inv[d] = 1.0 / (m - d) if m - d > 0 else 0.0
+    for o in range(7):
+        dist[o] = 0.0
+    nodep[0] = 1.0
+    for k in range(1, t_parent.shape[0]):
+        pp = nodep[t_parent[k]]
+        num = shoe[t_value[k]] - t_before[k]
+        if pp == 0.0 or num <= 0.0:
+            nodep[k] = 0.0
+            continue
+        p = pp * num * inv[t_depth[k]]
+        nodep[k] = p
+        o = t_outcome[k]
+        if o >= 0:
+            dist[o] += t_orders[k] * p
+
+
+@_jit
+def _dealer_kernel(
+    avail: IntArr,
+    cnt: IntArr,
+    ncards: IntArr,
+    need: BoolArr,
+    t_parent: IntArr,
+    t_value: IntArr,
+    t_before: IntArr,
+    t_depth: IntArr,
+    t_orders: FloatArr,
+    t_outcome: IntArr,
+    src_idx: IntArr,
+    src_done: BoolArr,
+    src_dist: FloatArr,
+    dist_out: FloatArr,
+    feas_out: BoolArr,
+    done_out: BoolArr,
+) -> None:
+    """Dealer outcome distribution for the shoe left by every needed hand (the costly step).
+
+    When another table already holds the same shoe (``src_idx[s] >= 0`` and ``src_done`` there: a split
+    hand whose cards plus one more pair card form a hand of that table), its distribution is copied
+    instead of walking the trie again.
+    """
+    n_nodes = t_parent.shape[0]
+    nodep = np.zeros(n_nodes)
+    shoe = np.zeros(10)
+    dist = np.zeros(7)
+    inv = np.zeros(32)
+    nav = 0
+    for v in range(10):
+        nav += avail[v]
+    for s in range(cnt.shape[0]):
+        feas = True
+        for v in range(10):
+            x = avail[v] - cnt[s, v]
+            if x < 0:
+                feas = False
+            shoe[v] = x
+        feas_out[s] = feas
+        if not feas or not need[s]:
+            continue
+        j = src_idx[s]
+        if j >= 0 and src_done[j]:
+            for o in range(7):
+                dist_out[s, o] = src_dist[j, o]
+        else:
+            _walk_trie(
+                shoe,
+                nav - ncards[s],
+                t_parent,
+                t_value,
+                t_before,
+                t_depth,
+                t_orders,
+                t_outcome,
+                nodep,
+                inv,
+                dist,
+            )
+            for o in range(7):
+                dist_out[s, o] = dist[o]
+        done_out[s] = True
+
+
+def _stand_w(dist: FloatArr, tot: IntArr, enhc: bool) -> FloatArr:
+    """W of standing: win on dealer bust or lower total, lose to a higher one; the dealer-BJ branch counts
+    0 under OBO (it is the constant -P(BJ) added at the deal) and -1 under ENHC."""
+    w: FloatArr = dist[:, _BUST].copy()
+    for i in range(5):
+        w += np.sign(tot - (17 + i)) * dist[:, i]
+    if enhc:
+        w -= dist[:, _BJ]
+    return w
+
+
+@_jit
+def _bust_value(avail: IntArr, up: int, cnt: IntArr, s: int, v: int, m: int, enhc: bool) -> float:
+    """W of a hand that busts after drawing `v`: -1 on the no-BJ branch only (OBO), or -1 (ENHC)."""
+    if enhc or (up != 0 and up != 9):
+        return -1.0
+    x = 9 if up == 0 else 0
+    rest = m - 1
+    if rest <= 0:
+        return -1.0
+    k = int(avail[x] - cnt[s, x])
+    if v == x:
+        k -= 1
+    return -(1.0 - k / rest)
+
+
+@_jit
+def _cd_kernel(
+    avail: IntArr,
+    up: int,
+    cnt: IntArr,
+    ncards: IntArr,
+    trans: IntArr,
+    stand_w: FloatArr,
+    feas: BoolArr,
+    play: BoolArr,
+    enhc: bool,
+    hit_out: FloatArr,
+    dbl_out: FloatArr,
+    best_out: FloatArr,
+) -> None:
+    """Backward pass: W of hitting (then playing optimally), of doubling, and the better of stand/hit."""
+    nav = 0
+    for v in range(10):
+        nav += avail[v]
+    for s in range(cnt.shape[0]):
+        if not feas[s] or not play[s]:
+            continue
+        m = nav - ncards[s]
+        h = 0.0
+        dd = 0.0
+        for v in range(10):
+            num = avail[v] - cnt[s, v]
+            if num <= 0:
+                continue
+            p = num / m
+            t = trans[s, v]
+            if t < 0:
+                b = _bust_value(avail, up, cnt, s, v, m, enhc)
+                h += p * b
+                dd += 2.0 * p * b
+            else:
+                h += p * best_out[t]
+                dd += 2.0 * p * stand_w[t]
+        hit_out[s] = h
+        dbl_out[s] = dd
+        best_out[s] = max(stand_w[s], h)
+
+
+@_jit
+def _td_eval_kernel(
+    avail: IntArr,
+    up: int,
+    cnt: IntArr,
+    ncards: IntArr,
+    trans: IntArr,
+    cls: IntArr,
+    stand_w: FloatArr,
+    feas: BoolArr,
+    play: BoolArr,
+    policy: IntArr,
+    enhc: bool,
+    hit_out: FloatArr,
+    v_out: FloatArr,
+) -> None:
+    """Backward pass under a total-dependent policy for hands of 3+ cards (1 = hit, 0 = stand)."""
+    nav = 0
+    for v in range(10):
+        nav += avail[v]
+    for s in range(cnt.shape[0]):
+        if not feas[s] or not play[s]:
+            continue
+        m = nav - ncards[s]
+        h = 0.0
+        for v in range(10):
+            num = avail[v] - cnt[s, v]
+            if num <= 0:
+                continue
+            p = num / m
+            t = trans[s, v]
+            if t < 0:
+                h += p * _bust_value(avail, up, cnt, s, v, m, enhc)
+            else:
+                h += p * v_out[t]
+        hit_out[s] = h
+        if ncards[s] >= 3 and policy[cls[s]] == 1:
+            v_out[s] = h
+        else:
+            v_out[s] = stand_w[s]
+
+
+@_jit
+def _td_decide_kernel(
+    avail: IntArr,
+    up: int,
+    cnt: IntArr,
+    ncards: IntArr,
+    trans: IntArr,
+    stand_w: FloatArr,
+    feas: BoolArr,
+    class_order: IntArr,
+    member_start: IntArr,
+    members: IntArr,
+    weight: FloatArr,
+    fallback_weight: FloatArr,
+    enhc: bool,
+    policy_out: IntArr,
+    v_out: FloatArr,
+) -> None:
+    """Choose hit/stand per total class for hands of 3+ cards, classes in an order that sees successors first.
+
+    A class's choice maximises the reach-weighted sum of its hands' values (falling back to all-hit
+    reach weights when the policy never reaches the class); the hands then take that class's value.
+    """
+    nav = 0
+    for v in range(10):
+        nav += avail[v]
+    hitv = np.zeros(cnt.shape[0])
+    for ci in range(class_order.shape[0]):
+        c = class_order[ci]
+        sum_s = 0.0
+        sum_h = 0.0
+        tw = 0.0
+        fs = 0.0
+        fh = 0.0
+        for q in range(member_start[ci], member_start[ci + 1]):
+            s = members[q]
+            if not feas[s]:
+                continue
+            m = nav - ncards[s]
+            h = 0.0
+            for v in range(10):
+                num = avail[v] - cnt[s, v]
+                if num <= 0:
+                    continue
+                p = num / m
+                t = trans[s, v]
+                if t < 0:
+                    h += p * _bust_value(avail, up, cnt, s, v, m, enhc)
+                else:
+                    h += p * v_out[t]
+            hitv[s] = h
+            sum_s += weight[s] * stand_w[s]
+            sum_h += weight[s] * h
+            tw += weight[s]
+            fs += fallback_weight[s] * stand_w[s]
+            fh += fallback_weight[s] * h
+        pol = (1 if sum_h > sum_s else 0) if tw > 0.0 else (1 if fh > fs else 0)
+        policy_out[c] = pol
+        for q in range(member_start[ci], member_start[ci + 1]):
+            s = members[q]
+            if feas[s]:
+                v_out[s] = hitv[s] if pol == 1 else stand_w[s]
+
+
+@_jit
+def _reach_kernel(
+    avail: IntArr,
+    cnt: IntArr,
+    ncards: IntArr,
+    trans: IntArr,
+    feas: BoolArr,
+    two_card_hit: FloatArr,
+    hit_flag: BoolArr,
+    w_out: FloatArr,
+) -> None:
+    """Forward pass: probability of reaching each hand of 3+ cards; two-card hands send `two_card_hit`."""
+    nav = 0
+    for v in range(10):
+        nav += avail[v]
+    n = cnt.shape[0]
+    for s in range(n):
+        w_out[s] = 0.0
+    for r in range(n):
+        s = n - 1 - r
+        if not feas[s]:
+            continue
+        if ncards[s] == 2:
+            out = two_card_hit[s]
+        elif ncards[s] >= 3 and hit_flag[s]:
+            out = w_out[s]
+        else:
+            continue
+        if out == 0.0:
+            continue
+        m = nav - ncards[s]
+        for v in range(10):
+            num = avail[v] - cnt[s, v]
+            t = trans[s, v]
+            if num <= 0 or t < 0:
+                continue
+            w_out[t] += out * num / m
+
+
+# --------------------------------------------------------------------------------------------------
+# Public helpers
+# --------------------------------------------------------------------------------------------------
+
+
+def dealer_probabilities(counts: Sequence[int], up: int, h17: bool = False) -> dict[str, float]:
+    """The dealer's final outcome probabilities with up-card value index `up` (0 = Ace, 9 = ten).
+
+    `counts` is the shoe the hole card and the draws come from, by value (A, 2..9, ten), i.e. already
+    without the up-card and any other known card. No peek: "blackjack" is one of the outcomes. If the shoe
+    can run out before the dealer finishes, the probabilities sum to less than one.
+    """
+    if len(counts) != 10 or any(c < 0 for c in counts):
+        raise InvalidRules("counts must give 10 non-negative numbers of cards: A, 2..9, ten-value")
+    if not 0 <= up <= 9:
+        raise InvalidRules(f"up-card value index must be 0 (Ace) .. 9 (ten), got {up}")
+    st = _states()
+    trie = _dealer_tries(h17)[up]
+    avail = np.array(counts, dtype=np.int64)
+    empty = st.index[(0,) * 10]
+    need = np.zeros(st.cnt.shape[0], dtype=np.bool_)
+    need[empty] = True
+    dealt = _dealt({}, (up, -1, 0), st, trie, avail, need, None, None)
+    dist = dealt.dist[empty : empty + 1]
+    return {name: float(dist[0, i]) for i, name in enumerate(OUTCOMES)}
+
+
+# --------------------------------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HandEV:
+    """Expected values (per unit of the original bet, at the deal) of each action for one hand vs one up-card.
+
+    `hit` continues optimally (composition-dependent); `split` is None unless the hand is a pair and
+    splitting is allowed, `surrender` None unless retiring is allowed against this up-card.
+    `best` is the composition-dependent best action, `basic` the total-dependent basic strategy's.
+    """
+
+    cards: tuple[int, int]
+    up: int
+    probability: float
+    stand: float
+    hit: float
+    double: float
+    split: float | None
+    surrender: float | None
+    best: Action
+    best_ev: float
+    basic: Action
+    basic_ev: float
+    blackjack: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain dict for JSON output."""
+        return {
+            "cards": VALUE_LABELS[self.cards[0]] + VALUE_LABELS[self.cards[1]],
+            "up": VALUE_LABELS[self.up],
+            "probability": self.probability,
+            "blackjack": self.blackjack,
+            "stand": self.stand,
+            "hit": self.hit,
+            "double": self.double,
+            "split": self.split,
+            "surrender": self.surrender,
+            "best": self.best,
+            "best_ev": self.best_ev,
+            "basic": self.basic,
+            "basic_ev": self.basic_ev,
+        }
+
+
+@dataclass(frozen=True)
+class BlackjackRules:
+    """The settings an analysis ran with (see analyze_blackjack)."""
+
+    decks: int = 6
+    surrender: bool = True
+    surrender_type: Literal["early", "late"] = "early"
+    max_splits: int = 3
+    resplit_aces: bool = False
+    das: bool = True
+    obo: bool = True
+    h17: bool = False
+    blackjack_pays: float = 1.5
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain dict for JSON output."""
+        return {
+            "decks": self.decks,
+            "surrender": self.surrender,
+            "surrender_type": self.surrender_type,
+            "max_splits": self.max_splits,
+            "resplit_aces": self.resplit_aces,
+            "das": self.das,
+            "obo": self.obo,
+            "h17": self.h17,
+            "blackjack_pays": self.blackjack_pays,
+        }
+
+
+EXACTNESS_NOTE = (
+    "Exact for the finite shoe for every hand that is not split (composition-dependent play, no-peek with "
+    "original bets only handled exactly). Split hands are approximated: each split hand is played with the "
+    "shoe less the up-card and the pair cards removed so far (original pair and one per resplit), ignoring "
+    "the cards drawn to the other split hands; the resplit chain is exact for those compositions. The house "
+    "edge is for the total-dependent basic strategy computed here; house_edge_composition_dependent is "
+    "for composition-dependent play of every hand."
+)
+
+
+@dataclass(frozen=True)
+class BlackjackAnalysis:
+    """Everything the analyzer found for one set of rules."""
+
+    rules: BlackjackRules
+    counts: tuple[int, ...]
+    house_edge: float  # total-dependent basic strategy, positive = house gains
+    house_edge_cd: float  # composition-dependent strategy
+    dealer: dict[int, dict[str, float]]  # by up-card value index, shoe less the up-card only
+    hands: dict[tuple[int, int, int], HandEV]  # (card a <= card b, up) -> values
+    two_card: dict[int, dict[tuple[int, int], tuple[Action, ...]]]  # up -> (soft, total) -> ranking
+    pairs: dict[int, dict[int, tuple[Action, ...]]]  # up -> pair value -> ranking
+    multi_card: dict[int, dict[tuple[int, int], Action]]  # up -> (soft, total) -> S/H for 3+ cards
+    seconds: float
+    outcome_probabilities: dict[str, float] = field(default_factory=dict)
+
+    # ---- strategy chart -------------------------------------------------------------------------
+
+    def _code(self, ranking: Sequence[Action]) -> str:
+        """Chart code of a ranking: the best action, with its fallback when it is D or R."""
+        first = ranking[0]
+        if first == "D":
+            return "D" if _pick(ranking, {"S", "H"}) == "H" else "Ds"
+        if first == "R":
+            return "R" + _pick(ranking, {"S", "H", "D", "P"}).lower()
+        return first
+
+    def chart(self) -> list[tuple[str, tuple[str, ...]]]:
+        """The basic strategy as rows (label, codes for up-cards 2, 3, ..., 9, T, A).
+
+        Rows: hard 5..21, soft 13..21, pairs 2-2..T-T, A-A. Codes: S stand, H hit, D double (else hit),
+        Ds double (else stand), P split, Rh/Rs/Rp surrender (else hit/stand/split). Two-card decisions;
+        hard 20-21 and soft 21 (no two-card non-pair hand) and `multi_card` give 3+ card play.
+        """
+        rows: list[tuple[str, tuple[str, ...]]] = []
+        for soft, lo, hi in ((0, 5, 21), (1, 13, 21)):
+            for t in range(lo, hi + 1):
+                codes: list[str] = []
+                for up in CHART_UPCARDS:
+                    rk = self.two_card[up].get((soft, t))
+                    codes.append(self._code(rk) if rk else self.multi_card[up][(soft, t)])
+                rows.append((f"{'soft' if soft else 'hard'} {t}", tuple(codes)))
+        for p in (*range(1, 10), 0):
+            codes = [self._code(self.pairs[up][p]) for up in CHART_UPCARDS]
+            rows.append((f"{VALUE_LABELS[p]}-{VALUE_LABELS[p]}", tuple(codes)))
+        return rows
+
+    def multi_card_exceptions(self) -> list[str]:
+        """Totals where hands of 3+ cards should stand/hit differently from the two-card chart's fallback."""
+        out: list[str] = []
+        for up in CHART_UPCARDS:
+            for (soft, t), rk in sorted(self.two_card[up].items()):
+                two = next(a for a in rk if a in ("S", "H"))
+                multi = self.multi_card[up].get((soft, t))
+                if multi is not None and multi != two:
+                    kind = "soft" if soft else "hard"
+                    out.append(f"{kind} {t} vs {VALUE_LABELS[up]}: {two} with two cards, {multi} with 3+")
+        return out
+
+    def composition_exceptions(self) -> list[str]:
+        """Two-card hands whose composition-dependent best action differs from the basic strategy's."""
+        out: list[str] = []
+        for (a, b, up), h in sorted(self.hands.items()):
+            if not h.blackjack and h.best != h.basic:
+                gain = h.best_ev - h.basic_ev
+                out.append(
+                    f"{VALUE_LABELS[a]}{VALUE_LABELS[b]} vs {VALUE_LABELS[up]}: {h.best} not {h.basic} "
+                    f"(+{gain:.5f})"
+                )
+        return out
+
+    def to_json(self, detail: bool = False) -> dict[str, Any]:
+        """The `tapete analyze blackjack --json` document; `detail` adds every hand's action values."""
+        ups = [VALUE_LABELS[u] for u in CHART_UPCARDS]
+        doc: dict[str, Any] = {
+            "game": "blackjack",
+            "rules": self.rules.to_json(),
+            "bets": {
+                "main": {
+                    "house_edge": self.house_edge,
+                    "exact": False,
+                    "exactness": EXACTNESS_NOTE,
+                    "house_edge_composition_dependent": self.house_edge_cd,
+                    "strategy": "total-dependent basic strategy",
+                }
+            },
+            "strategy": {
+                "upcards": ups,
+                "chart": [{"row": label, "codes": list(codes)} for label, codes in self.chart()],
+                "legend": {
+                    "S": "stand",
+                    "H": "hit",
+                    "D": "double, else hit",
+                    "Ds": "double, else stand",
+                    "P": "split",
+                    "Rh": "surrender, else hit",
+                    "Rs": "surrender, else stand",
+                    "Rp": "surrender, else split",
+                },
+                "multi_card_exceptions": self.multi_card_exceptions(),
+                "composition_dependent_exceptions": self.composition_exceptions(),
+            },
+            "dealer": {VALUE_LABELS[u]: dict(d) for u, d in sorted(self.dealer.items())},
+            "seconds": self.seconds,
+        }
+        if detail:
+            doc["hands"] = [h.to_json() for _, h in sorted(self.hands.items())]
+        return doc
+
+
+# --------------------------------------------------------------------------------------------------
+# The analysis
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Table:
+    """Values of every hand for one up-card and one extra removal (regular hands or split hands)."""
+
+    avail: IntArr
+    feas: BoolArr
+    stand: FloatArr
+    pbj: FloatArr
+    dist: FloatArr
+    hit: FloatArr
+    dbl: FloatArr
+    best: FloatArr
+    play: BoolArr
+    td_hit: FloatArr | None = None
+
+
+def _order_classes() -> list[int]:
+    """Decision order for 3+ card classes: hard 21..11, soft 21..12, hard 10..3 (successors come first)."""
+    return (
+        [_class_id(0, t) for t in range(21, 10, -1)]
+        + [_class_id(1, t) for t in range(21, 11, -1)]
+        + [_class_id(0, t) for t in range(10, 2, -1)]
+    )
+
+
+@dataclass
+class _Dealt:
+    """Dealer distributions of one table's hands: dist (S, 7), feasibility, and which were computed."""
+
+    dist: FloatArr
+    feas: BoolArr
+    done: BoolArr
+
+
+@lru_cache(maxsize=1)
+def _dealer_store(shoe: tuple[int, ...], h17: bool) -> dict[tuple[int, int, int], _Dealt]:
+    """Dealer tables of the last pack analysed (about 55 MB for 6 decks), kept so analyses that change
+    only player rules (surrender, DAS, OBO, splits) reuse them."""
+    return {}
+
+
+def _dealt(
+    store: dict[tuple[int, int, int], _Dealt],
+    key: tuple[int, int, int],
+    st: _States,
+    trie: _Trie,
+    avail: IntArr,
+    need: BoolArr,
+    source: _Dealt | None,
+    source_idx: IntArr | None,
+) -> _Dealt:
+    """The dealer distributions of table `key` = (up, pair value or -1, resplits done), computed once."""
+    got = store.get(key)
+    if got is not None:
+        return got
+    n = st.cnt.shape[0]
+    dist = np.zeros((n, 7))
+    feas = np.zeros(n, dtype=np.bool_)
+    done = np.zeros(n, dtype=np.bool_)
+    if source is None or source_idx is None:
+        source_idx = np.full(n, -1, dtype=np.int64)
+        src_done, src_dist = done, dist
+    else:
+        src_done, src_dist = source.done, source.dist
+    _dealer_kernel(
+        avail,
+        st.cnt,
+        st.ncards,
+        need,
+        trie.parent,
+        trie.value,
+        trie.before,
+        trie.depth,
+        trie.orders,
+        trie.outcome,
+        source_idx,
+        src_done,
+        src_dist,
+        dist,
+        feas,
+        done,
+    )
+    got = _Dealt(dist, feas, done)
+    store[key] = got
+    return got
+
+
+def _build_table(st: _States, dealt: _Dealt, avail: IntArr, up: int, play: BoolArr, enhc: bool) -> _Table:
+    """Stand, hit and double values (W) of a table's hands from its dealer distributions."""
+    n = st.cnt.shape[0]
+    stand = _stand_w(dealt.dist, st.tot, enhc)
+    pbj = dealt.dist[:, _BJ].copy()
+    feas = dealt.feas
+    hit = np.zeros(n)
+    dbl = np.zeros(n)
+    best = stand.copy()
+    play = play & feas
+    _cd_kernel(avail, up, st.cnt, st.ncards, st.trans, stand, feas, play, enhc, hit, dbl, best)
+    return _Table(avail, feas, stand, pbj, dealt.dist, hit, dbl, best, play)
+
+
+def _split_chain(q: list[float], a: list[float], e: list[float], resplits: int) -> float:
+    """W of a split into two hands that may grow by resplits, summed over hands.
+
+    State (pending hands h, resplits left s); k = resplits done selects the composition. A pending hand
+    draws its second card: a pair card (probability q[k]) with resplits left makes one more pending
+    hand; otherwise the hand is played out, worth a[k] in total over non-pair second cards (e[k] when no
+    resplit is possible: every second card).
+    """
+
+    @cache
+    def v(h: int, s: int) -> float:
+        if h == 0:
+            return 0.0
+        k = resplits - s
+        if s == 0:
+            return h * e[k]
+        val = a[k] + (1.0 - q[k]) * v(h - 1, s)
+        if q[k] > 0.0:
+            val += q[k] * v(h + 1, s - 1)
+        return val
+
+    return v(2, resplits)
+
+
+def _pick(ranking: Sequence[Action], allowed: set[Action]) -> Action:
+    """The first action of `ranking` that is allowed."""
+    return next(x for x in ranking if x in allowed)
+
+
+def _rank(values: dict[Action, float]) -> tuple[Action, ...]:
+    """Actions from best to worst."""
+    return tuple(sorted(values, key=lambda k: -values[k]))
+
+
+@dataclass(frozen=True)
+class _Common:
+    """What every up-card's solver shares: rules, hand tables, class order, two-card hand indices."""
+
+    rules: BlackjackRules
+    st: _States
+    tries: tuple[_Trie, ...]
+    store: dict[tuple[int, int, int], _Dealt]
+    full: IntArr
+    enhc: bool
+    class_arr: IntArr
+    member_start: IntArr
+    members: IntArr
+    multi_classes: tuple[int, ...]
+    two_idx: dict[tuple[int, int], int]
+    reg_need: BoolArr
+    reg_play: BoolArr
+    empty: int
+
+
+@dataclass
+class _UpResult:
+    """One up-card's share of the analysis (probabilities are conditional on the up-card)."""
+
+    dealer: dict[str, float]
+    hands: dict[tuple[int, int], HandEV]
+    two_card: dict[tuple[int, int], tuple[Action, ...]]
+    pairs: dict[int, tuple[Action, ...]]
+    multi_card: dict[tuple[int, int], Action]
+    ev_td: float
+    ev_cd: float
+
+
+class _UpSolver:
+    """Values and strategy against one up-card.
+
+    Tables: the regular one (hands from the deal) and, per pair value p and resplits done k, a split
+    table whose shoe also lacks 1 + k more p's (hands there start with a p).
+    """
+
+    def __init__(self, cm: _Common, up: int) -> None:
+        self.cm = cm
+        self.up = up
+        r = cm.rules
+        st = cm.st
+        n = st.cnt.shape[0]
+        trie = cm.tries[up]
+        avail0 = cm.full.copy()
+        avail0[up] -= 1
+        self.avail0 = avail0
+        self.n0 = int(avail0.sum())
+        reg_dealt = _dealt(cm.store, (up, -1, 0), st, trie, avail0, cm.reg_need, None, None)
+        self.reg = _build_table(st, reg_dealt, avail0, up, cm.reg_play, cm.enhc)
+        self.split_tabs: dict[tuple[int, int], _Table] = {}
+        self.resplits: dict[int, int] = {}
+        if r.max_splits >= 1:
+            for p in range(10):
+                rs = (r.max_splits - 1) if (p != _ACE or r.resplit_aces) else 0
+                self.resplits[p] = rs
+                if avail0[p] < 2:
+                    continue
+                need = (st.cnt[:, p] >= 1) & (st.ncards >= 2)
+                if p == _ACE:
+                    need &= st.ncards == 2
+                play = need if p != _ACE else np.zeros(n, dtype=np.bool_)
+                src = reg_dealt
+                src_idx = np.ascontiguousarray(st.trans[:, p])
+                for k in range(rs + 1):
+                    av = avail0.copy()
+                    av[p] -= 1 + k
+                    if av[p] < 1:
+                        break
+                    # A hand c here has the shoe of hand c + p in the previous table (regular for k = 0).
+                    src = _dealt(cm.store, (up, p, k), st, trie, av, need, src, src_idx)
+                    self.split_tabs[(p, k)] = _build_table(st, src, av, up, play, cm.enhc)
+        self.deal: dict[tuple[int, int], float] = {}
+        denom = self.n0 * (self.n0 - 1)
+        for a, b in cm.two_idx:
+            num = avail0[a] * (avail0[a] - 1) if a == b else 2 * avail0[a] * avail0[b]
+            self.deal[(a, b)] = float(num) / denom if denom > 0 else 0.0
+        self.surrender_ok = r.surrender and up != _ACE
+        # Total-dependent strategy state.
+        self.t2_rank: dict[tuple[int, int], tuple[Action, ...]] = {}
+        self.pair_rank: dict[int, tuple[Action, ...]] = {}
+        self.resplit_pref: dict[int, bool] = dict.fromkeys(range(10), True)
+
+    # ---- helpers ----------------------------------------------------------------------------------
+
+    def sub(self, s: int) -> float:
+        """The constant dealer-BJ term of a hand's value at the deal: -P(BJ) under OBO, 0 under ENHC."""
+        return float(self.reg.pbj[s]) if not self.cm.enhc else 0.0
+
+    def surrender_ev(self, s: int) -> float:
+        """Retiring: -1/2 before the hole card is known (early), or only when the dealer has no BJ (late)."""
+        if self.cm.rules.surrender_type == "early":
+            return -0.5
+        pbj0 = float(self.reg.pbj[s])
+        return -pbj0 - 0.5 * (1.0 - pbj0)
+
+    def hand_idx(self, p: int, x: int) -> int:
+        return self.cm.two_idx[(min(p, x), max(p, x))]
+
+    def class_of(self, s: int) -> tuple[int, int]:
+        return int(self.cm.st.soft[s]), int(self.cm.st.tot[s])
+
+    def split_w(self, p: int, td: bool) -> float | None:
+        """Total W of splitting pair p (CD play of the split hands, or the basic strategy if `td`)."""
+        if (p, 0) not in self.split_tabs:
+            return None
+        rs = self.resplits[p]
+        qs: list[float] = []
+        aa: list[float] = []
+        ee: list[float] = []
+        for k in range(rs + 1):
+            tab = self.split_tabs.get((p, k))
+            if tab is None:
+                qs.append(0.0)
+                aa.append(0.0)
+                ee.append(0.0)
+                continue
+            m = int(tab.avail.sum()) - 1
+            a_k = q_k = b_k = 0.0
+            for x in range(10):
+                num = int(tab.avail[x]) - (1 if x == p else 0)
+                if num <= 0:
+                    continue
+                px = num / m
+                val = px * (self.v2_td(tab, p, x) if td else self.v2_cd(tab, p, x))
+                if x == p:
+                    q_k = px
+                    b_k = val
+                else:
+                    a_k += val
+            qs.append(q_k)
+            aa.append(a_k)
+            ee.append(a_k + b_k)
+        resplit = self.resplit_pref[p] if td else True
+        return _split_chain(qs, aa, ee, rs if resplit else 0)
+
+    def v2_cd(self, tab: _Table, p: int, x: int) -> float:
+        """W of a split hand p + x played composition-dependently (not resplit)."""
+        s = self.hand_idx(p, x)
+        if p == _ACE or self.cm.st.tot[s] == 21:
+            return float(tab.stand[s])
+        best = max(float(tab.stand[s]), float(tab.hit[s]))
+        if self.cm.rules.das:
+            best = max(best, float(tab.dbl[s]))
+        return best
+
+    def v2_td(self, tab: _Table, p: int, x: int) -> float:
+        """W of a split hand p + x played by the basic strategy (not resplit)."""
+        s = self.hand_idx(p, x)
+        if p == _ACE or self.cm.st.tot[s] == 21:
+            return float(tab.stand[s])
+        allowed: set[Action] = {"S", "H", "D"} if self.cm.rules.das else {"S", "H"}
+        rk = self.pair_rank.get(p) if x == p else None
+        if rk is None:
+            rk = self.t2_rank.get(self.class_of(s), ("H", "S"))
+        act = _pick(rk, allowed)
+        if act == "S":
+            return float(tab.stand[s])
+        if act == "H":
+            assert tab.td_hit is not None
+            return float(tab.td_hit[s])
+        return float(tab.dbl[s])
+
+    # ---- solving ----------------------------------------------------------------------------------
+
+    def cd_values(self) -> dict[tuple[int, int], dict[Action, float]]:
+        """Composition-dependent values of every action for every two-card hand (not Black Jack)."""
+        out: dict[tuple[int, int], dict[Action, float]] = {}
+        reg = self.reg
+        for (a, b), s in self.cm.two_idx.items():
+            if self.deal[(a, b)] == 0.0 or (a, b) == (_ACE, _TEN):
+                continue
+            sub = self.sub(s)
+            vals: dict[Action, float] = {
+                "S": float(reg.stand[s]) - sub,
+                "H": float(reg.hit[s]) - sub,
+                "D": float(reg.dbl[s]) - sub,
+            }
+            if a == b and self.cm.rules.max_splits >= 1:
+                sw = self.split_w(a, td=False)
+                if sw is not None:
+                    vals["P"] = sw - sub
+            if self.surrender_ok:
+                vals["R"] = self.surrender_ev(s)
+            out[(a, b)] = vals
+        return out
+
+    def reach(self, two_hit: FloatArr, hit_flag: BoolArr) -> FloatArr:
+        st = self.cm.st
+        w = np.zeros(st.cnt.shape[0])
+        _reach_kernel(self.avail0, st.cnt, st.ncards, st.trans, self.reg.feas, two_hit, hit_flag, w)
+        return w
+
+    def td_strategy(
+        self, cd: dict[tuple[int, int], dict[Action, float]]
+    ) -> tuple[IntArr, dict[tuple[int, int], dict[Action, float]]]:
+        """Find the total-dependent basic strategy by fixed-point iteration (see the module docs).
+
+        Returns the 3+ card policy (by class id) and the values of every two-card hand's actions under it.
+        """
+        cm = self.cm
+        st = cm.st
+        n = st.cnt.shape[0]
+        reg = self.reg
+        two_all = np.zeros(n)
+        two_hit = np.zeros(n)
+        for (a, b), s in cm.two_idx.items():
+            if (a, b) != (_ACE, _TEN):
+                two_all[s] = self.deal[(a, b)]
+                if (a, b) in cd and _rank(cd[(a, b)])[0] == "H":
+                    two_hit[s] = self.deal[(a, b)]
+        w_fallback = self.reach(two_all, np.ones(n, dtype=np.bool_))
+        hit_flag = reg.hit > reg.stand
+        policy = np.zeros(64, dtype=np.int64)
+        td_vals: dict[tuple[int, int], dict[Action, float]] = {}
+        prev: object = None
+        for _iteration in range(8):
+            w = self.reach(two_hit, hit_flag)
+            v_reg = np.zeros(n)
+            _td_decide_kernel(
+                self.avail0,
+                self.up,
+                st.cnt,
+                st.ncards,
+                st.trans,
+                reg.stand,
+                reg.feas,
+                cm.class_arr,
+                cm.member_start,
+                cm.members,
+                w,
+                w_fallback,
+                cm.enhc,
+                policy,
+                v_reg,
+            )
+            for tab in (reg, *self.split_tabs.values()):
+                th = np.zeros(n)
+                _td_eval_kernel(
+                    tab.avail,
+                    self.up,
+                    st.cnt,
+                    st.ncards,
+                    st.trans,
+                    st.cls,
+                    tab.stand,
+                    tab.feas,
+                    tab.play,
+                    policy,
+                    cm.enhc,
+                    th,
+                    np.zeros(n),
+                )
+                tab.td_hit = th
+            assert reg.td_hit is not None
+            # Two-card hands: values under the policy, and the ranking of each non-pair total class.
+            agg: dict[tuple[int, int], dict[Action, float]] = {}
+            td_vals = {}
+            for (a, b), s in cm.two_idx.items():
+                if self.deal[(a, b)] == 0.0 or (a, b) == (_ACE, _TEN):
+                    continue
+                sub = self.sub(s)
+                vals: dict[Action, float] = {
+                    "S": float(reg.stand[s]) - sub,
+                    "H": float(reg.td_hit[s]) - sub,
+                    "D": float(reg.dbl[s]) - sub,
+                }
+                if self.surrender_ok:
+                    vals["R"] = self.surrender_ev(s)
+                td_vals[(a, b)] = vals
+                if a != b:
+                    acc = agg.setdefault(self.class_of(s), dict.fromkeys(vals, 0.0))
+                    for act, x in vals.items():
+                        acc[act] += self.deal[(a, b)] * x
+            self.t2_rank = {key: _rank(acc) for key, acc in agg.items()}
+            # Pairs: their own class each; splitting is valued with the basic strategy after the split.
+            pair_rank: dict[int, tuple[Action, ...]] = {}
+            for p in range(10):
+                if (p, p) not in td_vals:
+                    continue
+                vals = td_vals[(p, p)]
+                if cm.rules.max_splits >= 1:
+                    sw = self.split_w(p, td=True)
+                    if sw is not None:
+                        vals["P"] = sw - self.sub(cm.two_idx[(p, p)])
+                pair_rank[p] = _rank(vals)
+            self.pair_rank = pair_rank
+            for p, rk in pair_rank.items():
+                if "P" in rk:
+                    self.resplit_pref[p] = _pick(rk, {"P", "S", "H", "D"}) == "P"
+            # Reach of the next round: two-card hands the strategy hits, 3+ card hands by class.
+            two_hit = np.zeros(n)
+            for a, b in td_vals:
+                s = cm.two_idx[(a, b)]
+                rk = pair_rank[a] if a == b else self.t2_rank[self.class_of(s)]
+                if rk[0] == "H":
+                    two_hit[s] = self.deal[(a, b)]
+            hit_flag = policy[st.cls] == 1
+            key = (policy.tobytes(), sorted(self.t2_rank.items()), sorted(pair_rank.items()))
+            if key == prev:
+                break
+            prev = key
+        return policy, td_vals
+
+    def solve(self) -> _UpResult:
+        """Values, strategy and this up-card's share of the edge."""
+        cm = self.cm
+        r = cm.rules
+        cd = self.cd_values()
+        policy, td = self.td_strategy(cd)
+        hands: dict[tuple[int, int], HandEV] = {}
+        ev_td = ev_cd = 0.0
+        for (a, b), s in cm.two_idx.items():
+            pr = self.deal[(a, b)]
+            if pr == 0.0:
+                continue
+            if (a, b) == (_ACE, _TEN):
+                ev = r.blackjack_pays * (1.0 - float(self.reg.pbj[s]))
+                hands[(a, b)] = HandEV((a, b), self.up, pr, ev, ev, ev, None, None, "S", ev, "S", ev, True)
+                ev_td += pr * ev
+                ev_cd += pr * ev
+                continue
+            cv = cd[(a, b)]
+            best = _rank(cv)[0]
+            rk = self.pair_rank[a] if a == b else self.t2_rank[self.class_of(s)]
+            basic = rk[0]
+            basic_ev = td[(a, b)][basic]
+            hands[(a, b)] = HandEV(
+                (a, b),
+                self.up,
+                pr,
+                cv["S"],
+                cv["H"],
+                cv["D"],
+                cv.get("P"),
+                cv.get("R"),
+                best,
+                cv[best],
+                basic,
+                basic_ev,
+            )
+            ev_cd += pr * cv[best]
+            ev_td += pr * basic_ev
+        multi: dict[tuple[int, int], Action] = {
+            (c // 32, c % 32): ("H" if policy[c] == 1 else "S") for c in cm.multi_classes
+        }
+        dealer = {name: float(self.reg.dist[cm.empty, i]) for i, name in enumerate(OUTCOMES)}
+        return _UpResult(dealer, hands, dict(self.t2_rank), dict(self.pair_rank), multi, ev_td, ev_cd)
+
+
+def analyze_blackjack(
+    decks: int = 6,
+    surrender: bool = True,
+    max_splits: int = 3,
+    resplit_aces: bool = False,
+    das: bool = True,
+    progress: ProgressFn | None = None,
+    *,
+    obo: bool = True,
+    h17: bool = False,
+    surrender_type: Literal["early", "late"] = "early",
+    blackjack_pays: float = 1.5,
+    counts: Sequence[int] | None = None,
+) -> BlackjackAnalysis:
+    """Analyse the regulation's Black Jack main bet for a shoe of `decks` decks (or `counts` by value).
+
+    Defaults are the regulation's game: 6 decks, stand on all 17s, no peek with original bets only,
+    early surrender against 2-10 (not an Ace), double any two cards and after splits, split to 4 hands
+    (`max_splits` = 3), split Aces one card each and not resplit, Black Jack 3:2. `obo=False` makes
+    every stake lose to a dealer Black Jack; `surrender_type="late"` allows retiring only when the dealer
+    has no Black Jack (the American rule), for comparisons; `h17` makes the dealer hit soft 17.
+    `progress` is called as progress(done, total) once per up-card.
+    """
+    if counts is None:
+        if not 1 <= decks <= 8:
+            raise InvalidRules(f"decks must be 1..8, got {decks}")
+        shoe = shoe_counts(decks)
+    else:
+        if len(counts) != 10 or any(c < 0 for c in counts) or sum(counts) < 20:
+            raise InvalidRules("counts must give 10 card counts >= 0 (A, 2..9, ten), at least 20 cards")
+        shoe = [int(c) for c in counts]
+    if not 0 <= max_splits <= 7:
+        raise InvalidRules(f"max_splits must be 0..7, got {max_splits}")
+    if surrender_type not in ("early", "late"):
+        raise InvalidRules(f"surrender_type must be 'early' or 'late', got {surrender_type!r}")
+    rules = BlackjackRules(
+        decks=decks if counts is None else 0,
+        surrender=surrender,
+        surrender_type=surrender_type,
+        max_splits=max_splits,
+        resplit_aces=resplit_aces,
+        das=das,
+        obo=obo,
+        h17=h17,
+        blackjack_pays=blackjack_pays,
+    )
+    t0 = time.perf_counter()
+    st = _states()
+    class_order = _order_classes()
+    members: list[int] = []
+    starts = [0]
+    for c in class_order:
+        members.extend(int(s) for s in np.nonzero((st.cls == c) & (st.ncards >= 3))[0])
+        starts.append(len(members))
+    two_idx = {
+        (a, b): st.index[tuple(int(i == a) + int(i == b) for i in range(10))]
+        for a in range(10)
+        for b in range(a, 10)
+    }
+    empty = st.index[(0,) * 10]
+    reg_need = st.ncards >= 2
+    reg_need[empty] = True
+    cm = _Common(
+        rules=rules,
+        st=st,
+        tries=_dealer_tries(h17),
+        store=_dealer_store(tuple(shoe), h17),
+        full=np.array(shoe, dtype=np.int64),
+        enhc=not obo,
+        class_arr=np.array(class_order, dtype=np.int64),
+        member_start=np.array(starts, dtype=np.int64),
+        members=np.array(members, dtype=np.int64),
+        multi_classes=tuple(sorted({int(c) for c in st.cls[st.ncards >= 3]})),
+        two_idx=two_idx,
+        reg_need=reg_need,
+        reg_play=st.ncards >= 2,
+        empty=empty,
+    )
+    total_cards = sum(shoe)
+    dealer: dict[int, dict[str, float]] = {}
+    hands: dict[tuple[int, int, int], HandEV] = {}
+    two_card: dict[int, dict[tuple[int, int], tuple[Action, ...]]] = {}
+    pairs: dict[int, dict[int, tuple[Action, ...]]] = {}
+    multi_card: dict[int, dict[tuple[int, int], Action]] = {}
+    ev_td = ev_cd = 0.0
+    outcome = {"player_blackjack": 0.0, "dealer_blackjack": 0.0}
+    for up in range(10):
+        if shoe[up] > 0:
+            p_up = shoe[up] / total_cards
+            res = _UpSolver(cm, up).solve()
+            dealer[up] = res.dealer
+            for (a, b), h in res.hands.items():
+                hands[(a, b, up)] = replace(h, probability=p_up * h.probability)
+            two_card[up] = res.two_card
+            pairs[up] = res.pairs
+            multi_card[up] = res.multi_card
+            ev_td += p_up * res.ev_td
+            ev_cd += p_up * res.ev_cd
+            outcome["dealer_blackjack"] += p_up * res.dealer["blackjack"]
+            bj = res.hands.get((_ACE, _TEN))
+            outcome["player_blackjack"] += p_up * (bj.probability if bj else 0.0)
+        if progress is not None:
+            progress(up + 1, 10)
+    return BlackjackAnalysis(
+        rules=rules,
+        counts=tuple(shoe),
+        house_edge=-ev_td,
+        house_edge_cd=-ev_cd,
+        dealer=dealer,
+        hands=hands,
+        two_card=two_card,
+        pairs=pairs,
+        multi_card=multi_card,
+        seconds=time.perf_counter() - t0,
+        outcome_probabilities=outcome,
+    )
