@@ -410,7 +410,8 @@ class PuntoYBancaRound:
 
     def view(self, viewer: str) -> dict[str, Any]:
         """What `viewer` may see: ``"inspector"`` everything with the events, ``"dealer"`` and
-        ``"player:NAME"`` the table as dealt (every card of Punto y Banca is dealt face up). No view ever
+        ``"player:NAME"`` the table as dealt (every card of Punto y Banca is dealt face up), with each
+        side's Art.11 step (`steps`: draw/stand, total, rule, Punto's third card, reason). No view ever
         holds the shoe or the cards still in it."""
         out: dict[str, Any] = {
             "game": self.GAME,
@@ -421,6 +422,7 @@ class PuntoYBancaRound:
             "winner": self.winner,
             "shoe_holder": dict(self.events[0]["shoe_holder"]),
             "zones": [self._zone_json(z) for z in self.zones],
+            "steps": [dict(e) for e in self.events if e["type"] in ("draw", "stand")],
             "reasons": [e["reason"] for e in self.events if e["type"] in ("draw", "stand")],
             "finished": self.finished,
         }
