@@ -1,51 +1,52 @@
-"""A basic-strategy auto-player for the regulation's Black Jack (no peek, original bets only, surrender
-against 2-10 but not an Ace, double any two, double after split, stand on soft 17).
+"""Basic-strategy auto-players for the regulation's Black Jack (no peek, original bets only, retiro
+against 2-10 but not an Ace, double any two and after splits, stand on all 17).
 
-Used by simulations and benchmarks. It is the familiar multi-deck S17/DAS chart; `tapete analyze
-blackjack --chart` computes the exact one for a table's settings.
+A `Chart` answers the dealer's questions from a strategy table. `DEFAULT_CHART` is the familiar
+multi-deck S17/DAS chart; `Chart.from_analysis` takes the exact one that `tapete analyze blackjack`
+computes for a table's settings (what the engine simulation plays when it cross-checks the math).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
 from tapete.cards import BJ_VALUE, Card
 from tapete.games.blackjack import Decision, hand_total
 
-# up-card index: 2..10 → 0..8, Ace → 9
-_HARD: dict[int, str] = {
-    # total: actions vs 2 3 4 5 6 7 8 9 T A
-    8: "HHHHHHHHHH",
-    9: "HDDDDHHHHH",
-    10: "DDDDDDDDHH",
-    11: "DDDDDDDDDH",
-    12: "HHSSSHHHHH",
-    13: "SSSSSHHHHH",
-    14: "SSSSSHHHHH",
-    15: "SSSSSHHHRH",
-    16: "SSSSSHHRRH",
-    17: "SSSSSSSSSS",
-}
-_SOFT: dict[int, str] = {
-    13: "HHHDDHHHHH",
-    14: "HHHDDHHHHH",
-    15: "HHDDDHHHHH",
-    16: "HHDDDHHHHH",
-    17: "HDDDDHHHHH",
-    18: "SDDDDSSHHH",
-    19: "SSSSSSSSSS",
-    20: "SSSSSSSSSS",
-}
-_PAIRS: dict[int, str] = {
-    # pair card value: split (P) or not (-) vs 2..A
-    1: "PPPPPPPPPP",
-    2: "PPPPPP----",
-    3: "PPPPPP----",
-    4: "---PP-----",
-    5: "----------",
-    6: "PPPPP-----",
-    7: "PPPPPP----",
-    8: "PPPPPPPPPP",
-    9: "PPPPP-PP--",
-    10: "----------",
+UPS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "A")
+
+#: rows of the default chart: label -> codes against 2..9, T, A (H S D Ds P Rh Rs Rp)
+_DEFAULT_ROWS: dict[str, str] = {
+    "hard 8": "H H H H H H H H H H",
+    "hard 9": "H D D D D H H H H H",
+    "hard 10": "D D D D D D D D H H",
+    "hard 11": "D D D D D D D D D H",
+    "hard 12": "H H S S S H H H H H",
+    "hard 13": "S S S S S H H H H H",
+    "hard 14": "S S S S S H H H Rh H",
+    "hard 15": "S S S S S H H H Rh H",
+    "hard 16": "S S S S S H H Rh Rh H",
+    "hard 17": "S S S S S S S S S S",
+    "soft 13": "H H H D D H H H H H",
+    "soft 14": "H H H D D H H H H H",
+    "soft 15": "H H D D D H H H H H",
+    "soft 16": "H H D D D H H H H H",
+    "soft 17": "H D D D D H H H H H",
+    "soft 18": "S Ds Ds Ds Ds S S H H H",
+    "soft 19": "S S S S S S S S S S",
+    "soft 20": "S S S S S S S S S S",
+    "2-2": "P P P P P P H H H H",
+    "3-3": "P P P P P P H H H H",
+    "4-4": "H H H P P H H H H H",
+    "5-5": "D D D D D D D D H H",
+    "6-6": "P P P P P H H H H H",
+    "7-7": "P P P P P P H H Rh H",
+    "8-8": "P P P P P P P P Rp P",
+    "9-9": "P P P P P S P P S S",
+    "T-T": "S S S S S S S S S S",
+    "A-A": "P P P P P P P P P P",
 }
 
 
@@ -54,29 +55,76 @@ def _col(up: Card) -> int:
     return 9 if v == 1 else v - 2
 
 
-def basic_strategy(decision: Decision, cards: list[Card], up: Card) -> str:
-    """The chart's decision for `decision` (a play decision or an offer) on `cards` against `up`."""
-    kind = decision.kind
-    legal = decision.legal
-    if kind != "play":
-        if kind == "surrender":
-            total, soft = hand_total(cards)
-            return (
-                "surrender"
-                if not soft and _HARD.get(min(max(total, 8), 17), "")[_col(up)] == "R"
-                else "decline"
-            )
-        return "decline"  # insurance and even money are not part of basic strategy
-    col = _col(up)
-    pair = "split" in legal and len(cards) == 2 and BJ_VALUE[cards[0]] == BJ_VALUE[cards[1]]
-    if pair and _PAIRS[BJ_VALUE[cards[0]]][col] == "P":
-        return "split"
-    if "hit" not in legal:
-        return "stand"
-    total, soft = hand_total(cards)
-    code = _SOFT.get(max(total, 13), "S")[col] if soft and total <= 20 else _HARD[min(max(total, 8), 17)][col]
-    if code == "D":
-        return "double" if "double" in legal else ("stand" if soft and total >= 18 else "hit")
-    if code == "R":
-        return "hit"
-    return "stand" if code == "S" else "hit"
+@dataclass(frozen=True)
+class Chart:
+    """A strategy table: hard and soft totals and pairs against each up-card."""
+
+    hard: dict[int, tuple[str, ...]]
+    soft: dict[int, tuple[str, ...]]
+    pairs: dict[int, tuple[str, ...]]  # by the pair's card value (1 = Aces)
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[tuple[str, Sequence[str]]]) -> Chart:
+        """Build from rows (label, codes) as `BlackjackAnalysis.chart()` gives them."""
+        hard: dict[int, tuple[str, ...]] = {}
+        soft: dict[int, tuple[str, ...]] = {}
+        pairs: dict[int, tuple[str, ...]] = {}
+        for label, codes in rows:
+            codes = tuple(codes)
+            if label.startswith("hard "):
+                hard[int(label[5:])] = codes
+            elif label.startswith("soft "):
+                soft[int(label[5:])] = codes
+            else:
+                rank = label.split("-")[0]
+                pairs[1 if rank == "A" else 10 if rank == "T" else int(rank)] = codes
+        return cls(hard, soft, pairs)
+
+    @classmethod
+    def from_analysis(cls, analysis: Any) -> Chart:
+        """The exact basic strategy of an analysis (`tapete.math.blackjack.analyze_blackjack`)."""
+        return cls.from_rows(analysis.chart())
+
+    def code(self, cards: Sequence[Card], up: Card) -> str:
+        """The chart's code for a hand (pairs read as their total when not split)."""
+        col = _col(up)
+        total, soft = hand_total(cards)
+        if soft and total <= 21 and total in self.soft:
+            return self.soft[total][col]
+        return self.hard[min(max(total, min(self.hard)), max(self.hard))][col]
+
+    def decide(self, decision: Decision, cards: Sequence[Card], up: Card) -> str:
+        """The chart's answer to `decision` on `cards` against `up` (offers included)."""
+        col = _col(up)
+        legal = decision.legal
+        if decision.kind == "surrender":
+            pair = len(cards) == 2 and BJ_VALUE[cards[0]] == BJ_VALUE[cards[1]]
+            code = self.pairs[BJ_VALUE[cards[0]]][col] if pair else self.code(cards, up)
+            return "surrender" if code.startswith("R") else "decline"
+        if decision.kind != "play":
+            return "decline"  # insurance and even money are separate bets, not basic strategy
+        pair = len(cards) == 2 and BJ_VALUE[cards[0]] == BJ_VALUE[cards[1]]
+        if pair and "split" in legal:
+            code = self.pairs[BJ_VALUE[cards[0]]][col]
+            if code in ("P", "Rp"):
+                return "split"
+            if code.startswith("R"):
+                code = code[1].upper()
+        if "hit" not in legal:
+            return "stand"
+        code = self.code(cards, up)
+        if code.startswith("R"):
+            code = code[1].upper()
+        if code in ("D", "Ds"):
+            if "double" in legal:
+                return "double"
+            return "stand" if code == "Ds" else "hit"
+        return "stand" if code == "S" else "hit"
+
+
+DEFAULT_CHART = Chart.from_rows((label, codes.split()) for label, codes in _DEFAULT_ROWS.items())
+
+
+def basic_strategy(decision: Decision, cards: Sequence[Card], up: Card) -> str:
+    """The default chart's decision (see `Chart.decide`)."""
+    return DEFAULT_CHART.decide(decision, cards, up)

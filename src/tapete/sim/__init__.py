@@ -17,7 +17,7 @@ from typing import Any
 from tapete.games.blackjack import Action, BlackjackRound
 from tapete.session import TableSession
 from tapete.shoe import SeededRandom
-from tapete.strategy import basic_strategy
+from tapete.strategy import DEFAULT_CHART, Chart
 from tapete.table import RawBet
 
 ProgressFn = Callable[[int, int], None]
@@ -93,7 +93,7 @@ class SimResult:
         }
 
 
-def _bj_round(session: TableSession, bets: list[RawBet], insure: bool) -> Any:
+def _bj_round(session: TableSession, bets: list[RawBet], insure: bool, chart: Chart) -> Any:
     rnd: BlackjackRound = session.start_round(bets)
     up = rnd.dealer[0]
     while rnd.pending is not None:
@@ -102,7 +102,7 @@ def _bj_round(session: TableSession, bets: list[RawBet], insure: bool) -> Any:
         if d.kind == "insurance" and insure:
             rnd.apply(Action(d.seat, "insurance"))
             continue
-        choice = basic_strategy(d, box.hands[d.hand].cards, up)
+        choice = chart.decide(d, box.hands[d.hand].cards, up)
         rnd.apply(Action(d.seat, choice, d.hand if d.kind == "play" and len(box.hands) > 1 else None))
     session.current = None
     return rnd
@@ -112,6 +112,7 @@ def _run_blackjack(
     game: str, settings: dict[str, Any], rounds: int, seed: int, progress: ProgressFn | None
 ) -> SimResult:
     session = TableSession(game, settings, live=False, rng=SeededRandom(seed))
+    chart = _chart_for(session.rules)
     unit = 1000
     bets = [RawBet(1, "p", "main", unit)]
     side = game == "majestic_21"
@@ -120,7 +121,7 @@ def _run_blackjack(
     result = SimResult(game, rounds)
     main = result.tally("main")
     for i in range(rounds):
-        rnd = _bj_round(session, bets, insure=side)
+        rnd = _bj_round(session, bets, insure=side, chart=chart)
         box = rnd.boxes[0]
         staked = sum(h.stake for h in box.hands)
         paid = sum(h.paid for h in box.hands)
@@ -136,6 +137,22 @@ def _run_blackjack(
         if session.source.cut_card_out:
             session.source.prepare_round()
     return result
+
+
+def _chart_for(rules: Any) -> Chart:
+    """The exact basic strategy for these settings (what the analyzer's house edge assumes); the
+    default chart when the analyzer is not available."""
+    try:
+        from tapete.math.blackjack import analyze_blackjack
+    except ImportError:  # pragma: no cover - numba missing
+        return DEFAULT_CHART
+    analysis = analyze_blackjack(
+        decks=rules.decks,
+        surrender=rules.surrender,
+        max_splits=rules.max_splits,
+        resplit_aces=rules.resplit_aces,
+    )
+    return Chart.from_analysis(analysis)
 
 
 def _run_baccarat(settings: dict[str, Any], rounds: int, seed: int, progress: ProgressFn | None) -> SimResult:
