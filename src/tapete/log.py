@@ -50,36 +50,33 @@ class EventLog:
             self.records = report.records
             self.head = self.records[-1]["hash"] if self.records else GENESIS
 
-    def append(self, round_id: int | str, event: Event) -> dict[str, Any]:
-        """Chain one event onto the log and return its record."""
+    def _chain(self, round_id: int | str, event: Event) -> str:
+        """Chain one record and return its JSON line. The canonical body is serialised once: it is
+        hashed, and the line is that body with the hash appended (any key order verifies)."""
         record: dict[str, Any] = {
             "seq": len(self.records),
             "round": round_id,
             "event": event,
             "prev": self.head,
         }
-        record["hash"] = record_hash(record)
-        self.head = record["hash"]
+        body = canonical(record)
+        digest = hashlib.sha256(body).hexdigest()
+        record["hash"] = digest
+        self.head = digest
         self.records.append(record)
+        return body[:-1].decode("utf-8") + ',"hash":"' + digest + '"}'
+
+    def append(self, round_id: int | str, event: Event) -> dict[str, Any]:
+        """Chain one event onto the log and return its record."""
+        line = self._chain(round_id, event)
         if self.path is not None:
             with self.path.open("a", encoding="utf-8") as fh:
-                fh.write(canonical(record).decode("utf-8") + "\n")
-        return record
+                fh.write(line + "\n")
+        return self.records[-1]
 
     def extend(self, round_id: int | str, events: Iterable[Event]) -> None:
         """Chain several events of one round (one file write)."""
-        lines = []
-        for event in events:
-            record: dict[str, Any] = {
-                "seq": len(self.records),
-                "round": round_id,
-                "event": event,
-                "prev": self.head,
-            }
-            record["hash"] = record_hash(record)
-            self.head = record["hash"]
-            self.records.append(record)
-            lines.append(canonical(record).decode("utf-8"))
+        lines = [self._chain(round_id, event) for event in events]
         if self.path is not None and lines:
             with self.path.open("a", encoding="utf-8") as fh:
                 fh.write("\n".join(lines) + "\n")
