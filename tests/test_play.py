@@ -73,6 +73,7 @@ def test_stand_and_hit_to_bust_in_spanish() -> None:
     assert "¿Retiro?" in script.prompts[2] and "¿Retiro?" in script.prompts[3]
     assert "Asiento 1 (P1)" in script.prompts[2] and "Asiento 2 (P2)" in script.prompts[3]
     assert "pedir carta" in script.prompts[4] and "Asiento 1 (P1)" in script.prompts[4]
+    assert "Black Jack paga tres por dos" in text  # the layout's own words
     assert "Asiento 2 (P2) recibe K♣ → 26" in text
     assert "Asiento 2 (P2) vuela con 26: pierde al momento." in text
     assert "El dealer voltea su carta tapada: 7♠ → 16" in text

@@ -79,10 +79,10 @@ class BlackjackFace(TableFace):
         view: View = rnd.view(f"player:{holder}")
         return view
 
-    def total_text(self, names: list[str]) -> str:
-        """``17`` or, for a soft total, ``7/17``."""
+    def total_text(self, names: list[str], *, final: bool = False) -> str:
+        """``17`` or, for a soft total still in play, ``7/17``."""
         total, soft = total_of(names)
-        return f"{total - 10}/{total}" if soft and total < 21 else str(total)
+        return f"{total - 10}/{total}" if soft and total < 21 and not final else str(total)
 
     def who(self, box: View, hand: int) -> str:
         """``Asiento 2 (P2)`` or, when the box has split, ``Asiento 2 (P2), mano 2``."""
@@ -109,20 +109,21 @@ class BlackjackFace(TableFace):
                     escape(self.who(box, i)),
                     money.show(hand["stake"]),
                     cards_markup(hand["cards"]),
-                    self.total_text(hand["cards"]) if hand["cards"] else "",
+                    self.total_text(hand["cards"], final=view["finished"]) if hand["cards"] else "",
                 )
         table.add_row(
             f"[bold]{escape(tr('dealer.name'))}[/bold]",
             "",
             self.dealer_markup(view),
-            self.total_text(view["dealer"]),
+            self.total_text(view["dealer"], final=view["finished"]),
         )
         self.ctx.console.print(table)
 
     def banner(self) -> None:
         """The table's name, the layout's phrases, limits and how to answer."""
         super().banner()
-        self.ctx.say("bj.layout")
+        phrases = self.session.round_class.LAYOUT_PHRASES  # the layout's own words (the engine keeps them)
+        self.ctx.console.print(f"[bold]{escape(phrases.get(self.tr.lang, phrases['es']))}[/bold]")
 
     # -- narration ----------------------------------------------------------------------------------
     def narrate_deal(self, view: View) -> None:
@@ -212,7 +213,7 @@ class BlackjackFace(TableFace):
         """Settlements made during play (a Black Jack paid at once, a bust, a retiro, pago simple)."""
         final = self.view(rnd)
         for ev in rnd.events[start:]:
-            if ev.get("type") == "settle":
+            if ev.get("type") == "settle" and ev.get("outcome") != "lose":  # a bust was said already
                 self.ctx.say(
                     "bj.note",
                     who=self.seat_label(ev["seat"])

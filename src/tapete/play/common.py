@@ -93,7 +93,6 @@ class Script:
         self.prompts.append(Text.from_markup(prompt).plain)
         self.console.print(prompt, end="")
         if not self.answers:
-            self.console.print()
             raise EOFError
         answer = self.answers.pop(0)
         self.console.print(escape(answer), markup=True)
@@ -114,6 +113,7 @@ def ask(ctx: PlayContext, prompt: str) -> str:
     try:
         return ctx.input(prompt).strip()
     except (EOFError, KeyboardInterrupt):
+        ctx.console.print()  # the cursor is still on the prompt's line
         raise Quit from None
 
 
