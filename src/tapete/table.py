@@ -15,7 +15,8 @@ from tapete.money import check_amount
 
 @dataclass(frozen=True)
 class BetSpec:
-    """What bets a game takes: its spots, which a back-bettor may join, which need a main bet."""
+    """What bets a game takes: its spots, which a back-bettor may join, which need a main bet.
+    `limits` and `fixed` must be pure functions of the spot: `place_bets` asks them once per spec."""
 
     spots: tuple[str, ...]
     main_spot: str
@@ -66,11 +67,24 @@ class RawBet:
     amount: object
 
 
+_RESOLVED: dict[int, tuple[BetSpec, dict[str, tuple[int, int]], dict[str, int | None]]] = {}
+
+
+def _resolved(spec: BetSpec) -> tuple[dict[str, tuple[int, int]], dict[str, int | None]]:
+    """Each spot's (min, max) and fixed amount, asked of the spec once (it is frozen)."""
+    cached = _RESOLVED.get(id(spec))
+    if cached is None or cached[0] is not spec:
+        cached = (spec, {s: spec.limits(s) for s in spec.spots}, {s: spec.fixed(s) for s in spec.spots})
+        _RESOLVED[id(spec)] = cached
+    return cached[1], cached[2]
+
+
 def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
     """Check every bet against the table and return the boxes in seat order (dealer's left first).
 
     Refusals are BadBet with ``at`` = the index of the offending entry; nothing is kept on refusal.
     """
+    limits, fixed_amounts = _resolved(spec)
     boxes: dict[int, Box] = {}
     first_back: int | None = None
     for i, bet in enumerate(bets):
@@ -106,8 +120,8 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
         if spot not in mine:
             box.first_index[(player, spot)] = i
         mine[spot] = mine.get(spot, 0) + amount
-        fixed = spec.fixed(spot)
-        lo, hi = spec.limits(spot)
+        fixed = fixed_amounts[spot]
+        hi = limits[spot][1]
         if fixed is not None and mine[spot] != fixed and mine[spot] > fixed:
             raise BadBet(f"{spot} is a fixed {fixed}; {player} put {mine[spot]}", at=i)
         if mine[spot] > hi:
@@ -119,14 +133,18 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
     for box in boxes.values():
         for player, spots in box.stakes.items():
             for spot, amount in spots.items():
-                at = box.first_index[(player, spot)]
-                fixed = spec.fixed(spot)
+                fixed = fixed_amounts[spot]
                 if fixed is not None and amount != fixed:
-                    raise BadBet(f"{spot} is a fixed {fixed}; {player} put {amount}", at=at)
-                lo, _ = spec.limits(spot)
+                    raise BadBet(
+                        f"{spot} is a fixed {fixed}; {player} put {amount}",
+                        at=box.first_index[(player, spot)],
+                    )
+                lo = limits[spot][0]
                 if amount < lo:
+                    at = box.first_index[(player, spot)]
                     raise BadBet(f"{player}'s {spot} of {amount} is below the minimum {lo}", at=at)
                 if spot in spec.side_spots and not box.stake(box.holder, spec.main_spot):
+                    at = box.first_index[(player, spot)]
                     raise BadBet(
                         f"{spot} on seat {box.seat} needs a {spec.main_spot} bet on the same box", at=at
                     )
@@ -154,7 +172,12 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
         )
     limit = 1 if spec.one_box_per_player else spec.max_boxes_per_player
     count: dict[str, int] = {}
-    for box in sorted(boxes.values(), key=lambda b: min(b.first_index.values())):
+    ordered = (
+        boxes.values()
+        if len(boxes) == 1
+        else sorted(boxes.values(), key=lambda b: min(b.first_index.values()))
+    )
+    for box in ordered:
         count[box.holder] = count.get(box.holder, 0) + 1
         if count[box.holder] > limit:
             raise BadBet(
