@@ -96,3 +96,10 @@ def test_stacked_source_rejects_impossible_cards_and_runs_out_cleanly() -> None:
     with pytest.raises(BadCards) as info:
         src.draw()
     assert info.value.at == 1
+
+
+def test_seeded_fast_shuffle_is_the_same_fisher_yates() -> None:
+    a, b = list(range(312)), list(range(312))
+    fisher_yates(a, SeededRandom(5))
+    SeededRandom(5).shuffle(b)
+    assert a == b

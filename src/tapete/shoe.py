@@ -67,6 +67,12 @@ class SeededRandom:
         """Unbiased integer in [0, n) (rejection sampling inside random.Random)."""
         return self._r.randrange(n)
 
+    def shuffle(self, cards: list[Card]) -> None:
+        """Fisher-Yates with this generator: `random.Random.shuffle` runs the same loop as
+        `fisher_yates` with the same draws (so the same order for a seed), without a Python call per
+        draw. Simulation only: the live generator always goes through `fisher_yates`."""
+        self._r.shuffle(cards)
+
 
 def fisher_yates(cards: list[Card], rng: RandomSource) -> None:
     """Shuffle in place: for i from the last position down, swap with a uniform j in [0, i]."""
@@ -147,7 +153,10 @@ class Shoe:
 
     def _shuffle_cut_load_burn(self) -> None:
         cards = self._cards
-        fisher_yates(cards, self.rng)
+        if isinstance(self.rng, SeededRandom):
+            self.rng.shuffle(cards)
+        else:
+            fisher_yates(cards, self.rng)
         self.shuffles += 1
         self.events.append({"type": "procedure", "step": "shuffle", "generator": self.rng.kind})
         if self.one_handed_cut:
