@@ -7,15 +7,20 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from fractions import Fraction
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.console import Console
+from typer.testing import CliRunner
 
 from tapete.cards import NAMES, parse_cards
+from tapete.cli import app
 from tapete.errors import BadBet, IllegalAction, TapeteError
 from tapete.games.showdown import (
     DECLINE,
@@ -29,6 +34,8 @@ from tapete.games.showdown import (
     house_rules_text,
 )
 from tapete.log import recall
+from tapete.play import run_play
+from tapete.play.common import Script
 from tapete.poker import evaluate5
 from tapete.rules import load_rules
 from tapete.rules.showdown import ShowdownRules
@@ -790,3 +797,119 @@ def test_property_player_views_never_leak_hidden_cards(case: Any) -> None:
             for i, c in enumerate(view["community"]):
                 assert c == (NAMES[rnd.community[i]] if i < rnd.shown else "??")
         rnd.apply(_random_answer(rnd, pick))
+
+
+# ---------------------------------------------------------------------------------- the terminal table
+# The public example on two seats: seat 1 Qs 2h Qd, seat 2 9c Qh 3c exchanging 9c 3c for Qc 4s;
+# community 8d 5c. Both end with a pair of queens (push); the pot goes to seat 2 on the kicker.
+EXAMPLE_CARDS = "Qs 9c 8d 2h Qh 5c Qd 3c Qc 4s"
+
+
+def flat(text: str) -> str:
+    """The transcript with Rich's line wrapping undone."""
+    return re.sub(r"\s+", " ", text)
+
+
+def play_table(
+    cards: str,
+    answers: list[str],
+    *,
+    seats: int = 2,
+    lang: str = "es",
+    rounds: int = 1,
+    session: TableSession | None = None,
+) -> tuple[str, Script]:
+    """Play on a dealer-entered stacked deck with a scripted person; return the transcript and script."""
+    out = StringIO()
+    console = Console(file=out, width=100)
+    script = Script(console, answers)
+    source = None if session else StackedSource(parse_cards(cards.split()), 1, dealer_entered=True)
+    run_play(
+        "showdown_poker",
+        seats=seats,
+        lang=lang,
+        rounds=rounds,
+        console=console,
+        input_fn=script,
+        source=source,
+        session=session,
+    )
+    return flat(out.getvalue()), script
+
+
+EXAMPLE_ANSWERS = ["10", "", "10", "", "", "9c 3c", "s", "s", "s", "n"]
+
+
+def test_play_art9_offers_in_the_regulations_order_in_spanish() -> None:
+    text, script = play_table(EXAMPLE_CARDS, EXAMPLE_ANSWERS)
+    asked = [p for p in script.prompts if "¿" in p]
+    assert ["Asiento 1" in p for p in asked] == [True, False, True, False, True, False]
+    assert ["Cambia cartas" in p for p in asked[:2]] == [True, True]
+    assert all("Incremento Nº1" in p for p in asked[2:4]) and all("Incremento Nº2" in p for p in asked[4:])
+    assert "Asiento 2 (P2) cambia 2 carta(s)" in text and "Asiento 2 (P2): sus cartas ahora Q♣ Q♥ 4♠" in text
+    assert "El dealer muestra la primera carta comunitaria: 8♦" in text
+    assert "Asiento 1 (P1): 9♣" not in text
+    assert "Asiento 1 (P1): Q♠ 2♥ Q♦ → par de reinas: empate" in text
+    assert "Asiento 2 (P2): Q♣ Q♥ 4♠ → par de reinas: empate" in text
+    assert "la casa cobra S/ 0.10 de comisión y se pagan S/ 1.90" in text
+    assert "Asiento 1 (P1): -S/ 1.00 · Asiento 2 (P2): +S/ 0.90" in text
+
+
+def test_play_never_shows_a_card_before_its_owner_or_the_dealer_turns_it() -> None:
+    text, _ = play_table(EXAMPLE_CARDS, EXAMPLE_ANSWERS)
+    first, second = "primera carta comunitaria: 8♦", "segunda carta comunitaria: 5♣"
+    assert "8♦" not in text[: text.index(first)] and "5♣" not in text[: text.index(second)]
+    # Before the showdown each seat's cards appear only in that seat's own lines.
+    early = text[: text.index("Se muestran las manos")]
+    for line in re.split(r"(?=Asiento \d \(P\d\))", early):
+        if "Asiento 1 (P1)" in line:
+            assert not {"9♣", "Q♥", "3♣", "Q♣", "4♠"} & set(line.split())
+        if "Asiento 2 (P2)" in line:
+            assert not {"Q♠", "2♥", "Q♦"} & set(line.split())
+
+
+def test_play_payout_limit_factor_bonus_and_house_rules_in_english() -> None:
+    # Seat 1 Th Jh Qh + Kh Ah = royal flush: 250 to 1 on S/ 10 is S/ 2,500, over the S/ 500 limit.
+    session = TableSession(
+        "showdown_poker",
+        {"payout_limit": 50000},
+        live=False,
+        source=StackedSource(parse_cards(["Th", "2d", "Kh", "Jh", "3d", "Ah", "Qh", "7c"]), 1),
+    )
+    text, _ = play_table("", ["10", "1", "10", "", "", "", "", ""], lang="en", session=session)
+    assert "House rules · Showdown Poker" in text and "Payout limit per round: S/ 500.00" in text
+    assert "royal flush 1000 to 1" in text and "house keeps 5% of the whole pot" in text
+    assert "Raise Nº1 (incremento Nº1)?" in text
+    assert "Table payout limit S/ 500.00: the winnings add up to S/ 2,500.00, so each is paid × 1/5" in text
+    assert "royal flush: pays 250 to 1 on the bet and on each raise; table payout limit: factor 1/5" in text
+    assert "S/ 2,500.00 without the limit, S/ 500.00 paid" in text
+    assert "royal flush: the bonus pays 1000 to 1" in text
+    assert "Seat 1 (P1): +S/ 1,500.90" in text  # 500 + 1000 bonus + 0.90 of the pot
+
+
+def test_play_refused_answers_are_asked_again() -> None:
+    answers = ["10", "5000", "2", "10", "", "Kc", "zz", "1 3", "", "", "", ""]
+    text, script = play_table("Qs 9c 8d 2h Qh 5c Qd 3c Kc 4s", answers)
+    assert "supera el máximo" in text  # the bonus of S/ 5,000 is refused, then S/ 2 accepted
+    assert "Decisión no permitida: seat 1 does not hold Kc" in text
+    assert "No se entiende «zz»" in text
+    assert "Asiento 1 (P1): sus cartas ahora K♣ 2♥ 4♠" in text  # positions 1 and 3: Qs and Qd given up
+    assert sum("Cambia cartas" in p for p in script.prompts) == 4
+
+
+def test_play_session_shuffles_before_every_round_on_the_virtual_shoe() -> None:
+    session = TableSession("showdown_poker", {}, live=False, rng=SeededRandom(3))
+    text, _ = play_table("", ["", "", "", "", "", "", "", ""] * 2, seats=1, rounds=2, session=session)
+    assert text.count("Se baraja el paquete") == 2 and "Fin de la sesión: 2 partida(s)" in text
+
+
+def test_tapete_play_showdown_poker_from_the_command_line() -> None:
+    runner = CliRunner()
+    done = runner.invoke(
+        app, ["play", "showdown_poker", "--rounds", "1"], input="\n" * 10, env={"TAPETE_LANG": ""}
+    )
+    assert done.exit_code == 0, done.output
+    assert "Mesa de Showdown Póker" in done.output and "Pagos de la partida 1" in done.output
+    english = runner.invoke(app, ["play", "showdown_poker", "--lang", "en"], input="q\n")
+    assert english.exit_code == 0, english.output
+    assert "Showdown Póker table" in english.output and "House rules · Showdown Poker" in english.output
