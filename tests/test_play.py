@@ -359,3 +359,67 @@ def test_command_english_by_env_and_refusal_exit_code() -> None:
     bad = runner.invoke(app, ["play", "blackjack", "--seats", "9"], env={"TAPETE_LANG": ""})
     assert bad.exit_code == 2
     assert "Opción no válida: seats must be 1 to 7, not 9" in bad.output
+
+
+def test_a_person_answering_at_random_never_breaks_the_table() -> None:
+    # Garbage, valid answers and amounts in any order, on a seeded shoe across a reshuffle: every round
+    # completes, is logged settled, and money is conserved in each.
+    import random
+
+    pool = [
+        "",
+        "s",
+        "n",
+        "y",
+        "c",
+        "p",
+        "i",
+        "h",
+        "d",
+        "1",
+        "2",
+        "3",
+        "4",
+        "x",
+        "5",
+        "0.5",
+        "2.50",
+        "-1",
+        "abc",
+    ]
+    rng = random.Random(11)
+
+    def person(prompt: str) -> str:
+        plain = Text.from_markup(prompt).plain
+        if "apuesta (" in plain:
+            return rng.choice(["", "5", "0", "12.50", "abc", "0.10"])
+        return rng.choice(pool)
+
+    out = StringIO()
+    session = TableSession("blackjack", {"decks": 4, "cut_card_depth": 104}, live=False, rng=SeededRandom(5))
+    run_play(
+        "blackjack",
+        seats=4,
+        rounds=25,
+        console=Console(file=out, width=100),
+        input_fn=person,
+        session=session,
+    )
+    rounds = [r for r in session.log.rounds() if isinstance(r, int)]
+    assert len(rounds) == 25
+    for round_id in rounds:
+        events = session.log.events_of(round_id)
+        closing = events[-1]
+        assert closing["type"] == "round_settled"
+        staked = sum(p["staked"] for p in closing["players"].values())
+        paid = sum(p["paid"] for p in closing["players"].values())
+        assert staked == paid + closing["house"]["net"]
+        assert recall(events)[1]
+    assert "Salió el cortador" in out.getvalue()
+
+
+def test_a_dealer_entered_shoe_running_out_stops_the_table_with_a_spanish_message() -> None:
+    with pytest.raises(PlayRefused) as exc:
+        play("Ts 9c 6h 7s", ["10", "n", "c"])  # a hit needs a fifth card
+    assert exc.value.code == "bad_cards"
+    assert exc.value.message.startswith("Problema con las cartas: the shoe ran out")

@@ -32,7 +32,8 @@ MAX_SEATS = 7
 
 
 class PlayRefused(TapeteError):
-    """A refusal before the table opens, already said in the person's language (keeps the code)."""
+    """A refusal that stops the table (before it opens, or a shoe that ran out), already said in the
+    person's language; keeps the engine's `code`."""
 
     def __init__(self, message: str, code: str) -> None:
         super().__init__(message)
@@ -114,7 +115,10 @@ def run_play(
         rounds=rounds,
         players=list(players or []),
     )
-    face.play(ctx)
+    try:
+        face.play(ctx)
+    except TapeteError as exc:  # the table cannot go on (a dealer-entered shoe ran out, ...)
+        raise PlayRefused(tr.error(exc, money), exc.code) from exc
 
 
 __all__ = ["FACES", "PlayRefused", "load_settings_file", "run_play"]

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from tapete.cards import parse_card
-from tapete.errors import TapeteError
+from tapete.errors import IllegalAction
 from tapete.games.blackjack import (
     DECLINE,
     EVEN_MONEY,
@@ -261,7 +261,7 @@ class BlackjackFace(TableFace):
             action = self.ask_decision(rnd, decision, box, view)
             try:
                 rnd.apply(action)
-            except TapeteError as exc:  # refused: nothing changed, ask again
+            except IllegalAction as exc:  # refused: nothing changed, ask again
                 show_error(self.ctx, exc)
                 continue
             self.say_taken(decision, action, box)
@@ -275,7 +275,7 @@ class BlackjackFace(TableFace):
             action = make(ask_amount(self.ctx, prompt, default=cap, maximum=cap))
             try:
                 rnd.verify(action)
-            except TapeteError as exc:
+            except IllegalAction as exc:
                 show_error(self.ctx, exc)
                 continue
             return action

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from tapete.errors import TapeteError
+from tapete.errors import BadBet, TapeteError
 from tapete.i18n import Money, Translator
 from tapete.session import TableSession
 from tapete.table import RawBet, place_bets
@@ -352,7 +352,7 @@ class TableFace:
         try:
             options = self.round_options()
             rnd = self.session.start_round(bets, **options) if options else self.session.start_round(bets)
-        except TapeteError as exc:
+        except BadBet as exc:  # refused bets: nothing was dealt, ask again
             show_error(self.ctx, exc)
             return None
         self._cut_announced = False
