@@ -5,10 +5,11 @@ cut (`cut_point`, `Shoe`) and the dealt order (`Shoe` → `rngtools.shuffled_pac
 biased versions must fail the same test functions at the same sample sizes, which proves they can fail.
 
 Levels (docs/rng.md): the lab run uses 99% for the family with Bonferroni's correction (`tapete rng
-battery`: each of the 11 tests at 0.01/11). Here the real generator faces K_CI = 16 tests and the family
-level is 1e-6, each test at 1e-6/16 = 6.25e-8, so a correct generator fails this file with probability
-at most 1e-6 per run. Every biased control must be rejected even at that strict level; the chance that
-one of them is not (computed from the noncentral chi-square, docs/rng.md) is below 1e-10.
+battery`: each of the 11 tests at 0.01/11). Here the real generator faces K_CI = 17 tests and the family
+level is 1e-6, each test at 1e-6/17 = 5.9e-8; the command-line test of `battery` is a second family at
+1e-6. So a correct generator fails this file with probability at most 2e-6 per run. Every biased control
+must be rejected even at that strict level; the chance that one of them is not (noncentral chi-square,
+docs/rng.md) is below 1e-10.
 """
 
 from __future__ import annotations
@@ -50,8 +51,9 @@ from tapete.shoe import MIN_CUT_FROM_END, RandomSource, SecureRandom, Shoe, fish
 SHUFFLES = 16_000
 DRAWS = 30_000
 SHOES = 3_000
-#: Tests of the real generator in this file: the 11 of the battery, 4 on the dealt order, 1 one-handed cut.
-K_CI = 16
+#: Tests of the real generator in this file: the 11 of the battery, 4 on the dealt order, the one-handed
+#: cut and the raw bytes of `tapete rng raw`.
+K_CI = 17
 CI_FAMILY_ALPHA = 1e-6
 CI_LEVEL = bonferroni(CI_FAMILY_ALPHA, K_CI)
 BATTERY = (
@@ -351,7 +353,7 @@ def test_chi2_sf_known_values() -> None:
 
 def test_bonferroni_levels() -> None:
     assert bonferroni(LAB_ALPHA, 11) == pytest.approx(0.01 / 11)
-    assert math.isclose(CI_LEVEL, 6.25e-8)
+    assert math.isclose(CI_LEVEL, 1e-6 / 17)
 
 
 def test_pearson_on_a_known_table() -> None:
@@ -422,11 +424,16 @@ def test_rng_shuffles_one_handed_and_bad_cut(tmp_path: Path) -> None:
     assert getattr(bad, "exit_code", None) == 2
 
 
-def test_rng_battery_command_passes_at_99_percent() -> None:
-    result = _cli()("rng", "battery", "--shuffles", "200", "--draws", "2000", "--alpha", str(CI_FAMILY_ALPHA))
+def test_rng_battery_command_prints_every_test_and_passes() -> None:
+    cli = _cli()
+    result = cli("rng", "battery", "--shuffles", "600", "--draws", "10000", "--alpha", str(CI_FAMILY_ALPHA))
     out = str(getattr(result, "stdout", ""))
     assert getattr(result, "exit_code", None) == 0, out
     assert "11 passed, 0 failed" in out
+    for name in BATTERY:
+        assert name in out
+    too_small = cli("rng", "battery", "--draws", "100")  # under 5 expected per cell of randbelow(1000)
+    assert getattr(too_small, "exit_code", None) == 2
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ that the suite (tests/test_rng.py) and the lab run the very same code.
 from __future__ import annotations
 
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -152,8 +153,6 @@ def shuffles(
 
 def _silence_stdout() -> None:
     """After a closed pipe, point stdout at /dev/null so the interpreter's final flush stays quiet."""
-    import os
-
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
 
@@ -333,8 +332,12 @@ def run_battery(
 
 @rng_app.command()
 def battery(
-    shuffles: Annotated[int, typer.Option("--shuffles", min=100, help="one-deck shuffles")] = 20_000,
-    draws: Annotated[int, typer.Option("--draws", min=1000, help="draws per integer test")] = 40_000,
+    shuffles: Annotated[
+        int, typer.Option("--shuffles", min=260, help="one-deck shuffles (>= 5 expected per cell)")
+    ] = 20_000,
+    draws: Annotated[
+        int, typer.Option("--draws", min=5000, help="draws per integer test (>= 5 expected per cell)")
+    ] = 40_000,
     alpha: Annotated[
         float, typer.Option("--alpha", min=1e-12, max=0.5, help="family-wise level (0.01 = 99%)")
     ] = LAB_ALPHA,
