@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,11 +24,10 @@ from tapete.log import recall
 from tapete.math import majestic21 as m21_math
 from tapete.money import Ratio
 from tapete.rules import Majestic21Rules, load_rules
-from tapete.scenario import run, run_file
+from tapete.scenario import run
 from tapete.shoe import SeededRandom, StackedSource, fisher_yates
 from tapete.table import RawBet, place_bets
 
-SCENARIOS = Path(__file__).resolve().parent / "scenarios" / "majestic_21"
 RULES: dict[str, Any] = {"decks": 6, "table_min": 100, "table_max": 100000}
 
 
@@ -430,23 +428,6 @@ def test_majestic_21_is_the_black_jack_round_through_its_hooks() -> None:
     own = set(vars(Majestic21Round))
     # Reused, not copied: the round's machinery lives only in Black Jack.
     assert not own & {"apply", "verify", "_advance", "_open", "_dealer_turn", "result", "view", "_play"}
-
-
-def _scenario_files() -> list[Path]:
-    return sorted(p for p in SCENARIOS.glob("*.json") if not p.name.endswith(".expected.json"))
-
-
-@pytest.mark.parametrize("path", _scenario_files(), ids=lambda p: p.stem)
-def test_scenario_file(path: Path) -> None:
-    expected = json.loads(path.with_name(path.stem + ".expected.json").read_text())
-    code, out = run_file(str(path))
-    if "error" in expected:
-        assert code == 2
-        assert {"code": out["error"]["code"], "at": out["error"].get("at")} == expected["error"]
-        return
-    assert code == 0, out
-    assert nets(out) == expected["players"]
-    assert out["house"] == expected["house"]
 
 
 def test_recall_rebuilds_a_round_with_side_bets_and_ten_insurance() -> None:

@@ -44,8 +44,6 @@ from tapete.session import TableSession
 from tapete.shoe import SeededRandom, Shoe, StackedSource
 from tapete.table import RawBet, place_bets
 
-SCENARIOS = Path(__file__).resolve().parent / "scenarios" / "showdown_poker"
-
 
 # ------------------------------------------------------------------------------------------- helpers
 def deal(hands: list[str], community: str, replacements: str = "") -> list[str]:
@@ -656,29 +654,6 @@ def test_art7_session_shuffles_and_cuts_one_handed_before_every_round() -> None:
     assert shoe.shuffles == 3  # the new pack's shuffle, then one before each later round
     cuts = [e for e in shoe.events if e.get("step") == "cut"]
     assert len(cuts) == 3 and all(1 <= e["at"] <= 51 for e in cuts)
-
-
-# ---------------------------------------------------------------------------------- scenarios
-def _scenario_files() -> list[Path]:
-    return sorted(p for p in SCENARIOS.glob("*.json") if not p.name.endswith(".expected.json"))
-
-
-@pytest.mark.parametrize("path", _scenario_files(), ids=lambda p: p.stem)
-def test_scenario_files(path: Path) -> None:
-    """tests/scenarios/showdown_poker: each file with its expected nets (or error) beside it."""
-    expected = json.loads(path.with_name(path.stem + ".expected.json").read_text())
-    code, out = run_file(str(path))
-    if "error" in expected:
-        assert code == 2 and out["error"]["code"] == expected["error"]["code"], out
-        assert out["error"].get("at") == expected["error"].get("at")
-        return
-    assert code == 0, out
-    assert nets(out) == expected["players"]
-    assert out["house"] == expected["house"]
-    for seat, want in expected.get("seats", {}).items():
-        got = seat_of(out, int(seat))
-        assert {k: got.get(k) for k in want} == want
-    conserved(out)
 
 
 # ---------------------------------------------------------------------------------- properties
