@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tapete.errors import BadBet
+from tapete.memo import memo
 from tapete.money import check_amount
 
 
@@ -67,16 +68,16 @@ class RawBet:
     amount: object
 
 
-_RESOLVED: dict[int, tuple[BetSpec, dict[str, tuple[int, int]], dict[str, int | None]]] = {}
+_RESOLVED: dict[int, tuple[dict[str, tuple[int, int]], dict[str, int | None]]] = {}
 
 
 def _resolved(spec: BetSpec) -> tuple[dict[str, tuple[int, int]], dict[str, int | None]]:
     """Each spot's (min, max) and fixed amount, asked of the spec once (it is frozen)."""
-    cached = _RESOLVED.get(id(spec))
-    if cached is None or cached[0] is not spec:
-        cached = (spec, {s: spec.limits(s) for s in spec.spots}, {s: spec.fixed(s) for s in spec.spots})
-        _RESOLVED[id(spec)] = cached
-    return cached[1], cached[2]
+    return memo(
+        _RESOLVED,
+        spec,
+        lambda: ({s: spec.limits(s) for s in spec.spots}, {s: spec.fixed(s) for s in spec.spots}),
+    )
 
 
 def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:

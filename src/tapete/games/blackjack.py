@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from tapete.cards import BJ_VALUE, NAMES, Card
 from tapete.errors import IllegalAction
+from tapete.memo import memo
 from tapete.money import EVEN, THREE_TO_TWO, TWO_TO_ONE, Ratio, winnings
 from tapete.rules.blackjack import BlackjackRules
 from tapete.shoe import CardSource
@@ -63,7 +64,7 @@ def is_natural(cards: Sequence[Card]) -> bool:
     )
 
 
-_SPECS: dict[tuple[type, int], tuple[Any, BetSpec]] = {}
+_SPECS: dict[type, dict[int, BetSpec]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,13 +184,7 @@ class BlackjackRound:
     def bet_spec(cls, rules: BlackjackRules) -> BetSpec:
         """How this game's bets are checked by the table (BJ Art.7, rules.md §0); built once per
         rules object (they are frozen)."""
-        key = (cls, id(rules))
-        cached = _SPECS.get(key)
-        if cached is not None and cached[0] is rules:
-            return cached[1]
-        spec = cls._make_bet_spec(rules)
-        _SPECS[key] = (rules, spec)
-        return spec
+        return memo(_SPECS.setdefault(cls, {}), rules, lambda: cls._make_bet_spec(rules))
 
     @classmethod
     def _make_bet_spec(cls, rules: BlackjackRules) -> BetSpec:

@@ -18,6 +18,7 @@ from tapete.cards import BACCARAT_VALUE, NAMES, Card
 from tapete.errors import IllegalAction
 from tapete.games.blackjack import Action, Decision
 from tapete.math.baccarat import banca_draws, is_natural, punto_draws
+from tapete.memo import memo
 from tapete.money import EVEN, Ratio, winnings
 from tapete.rules.punto_y_banca import PuntoYBancaRules
 from tapete.shoe import CardSource
@@ -100,6 +101,9 @@ class Zone:
         return sum(b.paid for b in self.bets)
 
 
+_SPECS: dict[int, BetSpec] = {}
+
+
 class PuntoYBancaRound:
     """One round of Punto y Banca on the zones given, drawing from `source`; played when built.
 
@@ -151,6 +155,11 @@ class PuntoYBancaRound:
     # ------------------------------------------------------------------ the surface every round offers
     @classmethod
     def bet_spec(cls, rules: PuntoYBancaRules) -> BetSpec:
+        """The table's bet checks for these rules, built once per rules object (they are frozen)."""
+        return memo(_SPECS, rules, lambda: cls._make_bet_spec(rules))
+
+    @classmethod
+    def _make_bet_spec(cls, rules: PuntoYBancaRules) -> BetSpec:
         """How the table checks Punto y Banca bets (Art.7, 8; rules.md §0): `rules.zones` zones, one
         player per zone and one zone per player, back-bettors only when every zone is taken and only
         on the holder's own side, never Punto and Banca together, each stake within the table limits."""

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from tapete.cards import NAMES, Card, parse_card
 from tapete.errors import BadCards, IllegalAction
+from tapete.memo import memo
 from tapete.money import Ratio, format_money, share, winnings
 from tapete.poker import JACK, POKER_RANK, Category, category, describe, significant_ranks, strength_of_ranks
 from tapete.rules.showdown import SHOWDOWN_PAYTABLE, ShowdownRules
@@ -268,7 +269,7 @@ def bonus_limits(rules: ShowdownRules) -> tuple[int, int]:
     return lo, hi
 
 
-_SPECS: dict[int, tuple[ShowdownRules, BetSpec]] = {}
+_SPECS: dict[int, BetSpec] = {}
 
 
 class ShowdownRound:
@@ -314,12 +315,7 @@ class ShowdownRound:
         """Art.8: bet and pot bet required on every position, optional bonus, one position per player,
         no back-betting; the pot bet is a fixed amount and the bonus has its own limits. Built once per
         rules object (they are frozen)."""
-        cached = _SPECS.get(id(rules))
-        if cached is not None and cached[0] is rules:
-            return cached[1]
-        spec = cls._make_bet_spec(rules)
-        _SPECS[id(rules)] = (rules, spec)
-        return spec
+        return memo(_SPECS, rules, lambda: cls._make_bet_spec(rules))
 
     @classmethod
     def _make_bet_spec(cls, rules: ShowdownRules) -> BetSpec:

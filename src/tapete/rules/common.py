@@ -17,9 +17,10 @@ from pydantic import (
 )
 
 from tapete.errors import InvalidRules
+from tapete.memo import memo
 
 #: settings dicts by rules object (pydantic's private attributes are slow to read on every round)
-_SETTINGS: dict[int, tuple[CommonRules, dict[str, Any]]] = {}
+_SETTINGS: dict[int, dict[str, Any]] = {}
 
 
 class CommonRules(BaseModel):
@@ -62,10 +63,7 @@ class CommonRules(BaseModel):
     def settings(self) -> dict[str, Any]:
         """The settings with every default filled in, under the scenario keys (for logs and reports).
         Computed once (the model is frozen); callers must not mutate the dict."""
-        cached = _SETTINGS.get(id(self))
-        if cached is None or cached[0] is not self:
-            cached = _SETTINGS[id(self)] = (self, self.model_dump(mode="json"))
-        return cached[1]
+        return memo(_SETTINGS, self, lambda: self.model_dump(mode="json"))
 
     @classmethod
     def load(cls, data: object, *, regulation: bool = True) -> Self:
