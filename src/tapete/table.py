@@ -86,15 +86,16 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
     Refusals are BadBet with ``at`` = the index of the offending entry; nothing is kept on refusal.
     """
     limits, fixed_amounts = _resolved(spec)
+    seats, spots_known, exclusive = spec.seats, spec.spots, spec.exclusive
     boxes: dict[int, Box] = {}
     first_back: int | None = None
     for i, bet in enumerate(bets):
         seat, player, spot = bet.seat, bet.player, bet.spot
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= spec.seats:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= seats:
             raise BadBet(f"unknown seat {seat!r}: seats are 1 to {spec.seats}", at=i)
         if not isinstance(player, str) or not player.strip():
             raise BadBet(f"bet {i} names no player", at=i)
-        if spot not in spec.spots:
+        if spot not in spots_known:
             raise BadBet(f"unknown spot {spot!r}; this game's spots are {', '.join(spec.spots)}", at=i)
         assert isinstance(spot, str)
         try:
@@ -118,19 +119,23 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
             if first_back is None:
                 first_back = i
         mine = box.stakes.setdefault(player, {})
-        if spot not in mine:
+        if spot in mine:
+            total = mine[spot] = mine[spot] + amount
+        else:
             box.first_index[(player, spot)] = i
-        mine[spot] = mine.get(spot, 0) + amount
+            total = mine[spot] = amount
         fixed = fixed_amounts[spot]
+        if fixed is not None and total > fixed:
+            raise BadBet(f"{spot} is a fixed {fixed}; {player} put {total}", at=i)
         hi = limits[spot][1]
-        if fixed is not None and mine[spot] != fixed and mine[spot] > fixed:
-            raise BadBet(f"{spot} is a fixed {fixed}; {player} put {mine[spot]}", at=i)
-        if mine[spot] > hi:
-            raise BadBet(f"{player}'s {spot} of {mine[spot]} is above the limit {hi}", at=i)
-        for a, b in spec.exclusive:
+        if total > hi:
+            raise BadBet(f"{player}'s {spot} of {total} is above the limit {hi}", at=i)
+        for a, b in exclusive:
             if {spot} & {a, b} and mine.get(a) and mine.get(b):
                 raise BadBet(f"{player} cannot bet both {a} and {b} in one round", at=i)
     # Checks that need the whole list: minimums, fixed amounts, main bets, back-betting, boxes per player.
+    side_spots, main_spot = spec.side_spots, spec.main_spot
+    main_checked = spec.main_required and not spec.required_spots
     for box in boxes.values():
         for player, spots in box.stakes.items():
             for spot, amount in spots.items():
@@ -144,7 +149,7 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
                 if amount < lo:
                     at = box.first_index[(player, spot)]
                     raise BadBet(f"{player}'s {spot} of {amount} is below the minimum {lo}", at=at)
-                if spot in spec.side_spots and not box.stake(box.holder, spec.main_spot):
+                if spot in side_spots and not box.stake(box.holder, main_spot):
                     at = box.first_index[(player, spot)]
                     raise BadBet(
                         f"{spot} on seat {box.seat} needs a {spec.main_spot} bet on the same box", at=at
@@ -163,7 +168,7 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
                             f"{box.holder}'s own side; {box.holder} has no {spot} bet",
                             at=box.first_index[(player, spot)],
                         )
-        if spec.main_required and not box.stake(box.holder, spec.main_spot) and not spec.required_spots:
+        if main_checked and not box.stake(box.holder, main_spot):
             at = min(box.first_index[k] for k in box.first_index if k[0] == box.holder)
             raise BadBet(f"seat {box.seat}'s holder {box.holder} has no {spec.main_spot} bet", at=at)
     if first_back is not None and len(boxes) < spec.seats:
@@ -173,12 +178,9 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
         )
     limit = 1 if spec.one_box_per_player else spec.max_boxes_per_player
     count: dict[str, int] = {}
-    ordered = (
-        boxes.values()
-        if len(boxes) == 1
-        else sorted(boxes.values(), key=lambda b: min(b.first_index.values()))
-    )
-    for box in ordered:
+    # `boxes` is in the order the boxes were first named (a box is made by its first bet), so the
+    # holder's extra boxes are refused in naming order.
+    for box in boxes.values():
         count[box.holder] = count.get(box.holder, 0) + 1
         if count[box.holder] > limit:
             raise BadBet(
@@ -191,4 +193,4 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
                 if player in count:
                     at = min(i for (p, _), i in box.first_index.items() if p == player)
                     raise BadBet(f"{player} already plays a zone and cannot play two", at=at)
-    return [boxes[s] for s in sorted(boxes)]
+    return [boxes[s] for s in sorted(boxes)] if len(boxes) > 1 else list(boxes.values())
