@@ -34,6 +34,14 @@ EVEN_MONEY = "even_money"
 PLAY = "play"
 DECLINE = "decline"
 PLAY_ACTIONS = ("hit", "stand", "double", "split")
+# The legal tuples a decision can carry, built once.
+_HIT_STAND = ("hit", "stand")
+_HIT_STAND_DOUBLE = ("hit", "stand", "double")
+_HIT_STAND_DOUBLE_SPLIT = ("hit", "stand", "double", "split")
+_STAND_SPLIT = ("stand", "split")
+_SURRENDER_OFFER = (SURRENDER, DECLINE)
+_INSURANCE_OFFER = (INSURANCE, DECLINE)
+_EVEN_MONEY_OFFER = (EVEN_MONEY, DECLINE)
 
 
 def hand_total(cards: Sequence[Card]) -> tuple[int, bool]:
@@ -366,7 +374,7 @@ class BlackjackRound:
                 while self._bi < n:
                     box = boxes[self._bi]
                     if not box.blackjack:
-                        self.pending = Decision(SURRENDER, box.seat, 0, (SURRENDER, DECLINE))
+                        self.pending = Decision(SURRENDER, box.seat, 0, _SURRENDER_OFFER)
                         return
                     self._bi += 1
             self._phase = INSURANCE
@@ -378,13 +386,13 @@ class BlackjackRound:
                     box = boxes[self._bi]
                     if box.blackjack:
                         if kind == "ace" and not box.settled:
-                            self.pending = Decision(EVEN_MONEY, box.seat, 0, (EVEN_MONEY, DECLINE))
+                            self.pending = Decision(EVEN_MONEY, box.seat, 0, _EVEN_MONEY_OFFER)
                             return
-                    elif not box.surrendered and self.max_insurance(box) >= 1:
-                        self.pending = Decision(
-                            INSURANCE, box.seat, 0, (INSURANCE, DECLINE), self.max_insurance(box)
-                        )
-                        return
+                    elif not box.surrendered:
+                        cap = self.max_insurance(box)
+                        if cap >= 1:
+                            self.pending = Decision(INSURANCE, box.seat, 0, _INSURANCE_OFFER, cap)
+                            return
                     self._bi += 1
             self._phase = PLAY
             self._bi = 0
@@ -399,12 +407,13 @@ class BlackjackRound:
                 hands = box.hands
                 while self._hi < len(hands):
                     hand = hands[self._hi]
-                    if not hand.done:
-                        if len(hand.cards) == 1:  # Art.11: a split hand gets its second card in turn
-                            self._deal_to(box, self._hi)
-                            if hand.split_aces and not self._can_resplit(box, hand):
-                                hand.done = True
-                        if hand_total(hand.cards)[0] >= 21:
+                    # A hand's first two cards make at most 21, and 21 is a Black Jack (box skipped
+                    # above); after a hit or double _after_card marks it done. Only a split hand's
+                    # second card, dealt here, can bring it to 21.
+                    if not hand.done and len(hand.cards) == 1:  # Art.11: its second card in turn
+                        self._deal_to(box, self._hi)
+                        aces_kept = hand.split_aces and not self._can_resplit(box, hand)
+                        if aces_kept or hand_total(hand.cards)[0] == 21:
                             hand.done = True
                     if hand.done:
                         self._hi += 1
@@ -432,14 +441,13 @@ class BlackjackRound:
 
     def _play_options(self, box: BoxState, hand: Hand) -> tuple[str, ...]:
         if hand.split_aces:  # a split Ace that may be split again: split, or keep it
-            return ("stand", "split")
-        opts = ["hit", "stand"]
-        if len(hand.cards) == 2:
-            opts.append("double")
-            a, b = BJ_VALUE[hand.cards[0]], BJ_VALUE[hand.cards[1]]
-            if a == b and box.splits < self.rules.max_splits:
-                opts.append("split")
-        return tuple(opts)
+            return _STAND_SPLIT
+        cards = hand.cards
+        if len(cards) != 2:
+            return _HIT_STAND
+        if BJ_VALUE[cards[0]] == BJ_VALUE[cards[1]] and box.splits < self.rules.max_splits:
+            return _HIT_STAND_DOUBLE_SPLIT
+        return _HIT_STAND_DOUBLE
 
     def _deal_to(self, box: BoxState, index: int) -> Card:
         c = self._draw()
@@ -466,7 +474,7 @@ class BlackjackRound:
                 f"{action.action} is not legal for seat {d.seat} now ({d.kind}); legal: {', '.join(d.legal)}"
             )
         if d.kind == PLAY:
-            box = self._box(d.seat)
+            box = self.boxes[self._bi]  # the box the cursor is on: the pending decision's
             if action.hand is None and len(box.hands) > 1:
                 raise IllegalAction(f"seat {d.seat} has {len(box.hands)} hands: name the hand (now {d.hand})")
             if action.hand is not None and action.hand != d.hand:
@@ -499,7 +507,7 @@ class BlackjackRound:
         d = self.pending
         assert d is not None
         start = len(self.events)
-        box = self._box(d.seat)
+        box = self.boxes[self._bi]
         ev: Event
         if d.kind == PLAY:
             ev = {"type": "decision", "seat": d.seat, "hand": d.hand, "action": action.action}
@@ -613,9 +621,9 @@ class BlackjackRound:
         self.hole_turned = True
         self._emit({"type": "hole_card", "card": NAMES[dealer[1]]})
         dealer_bj = is_natural(dealer)
-        kind = self._insurance_kind()
         for box in self.boxes:
             if box.insurance:
+                kind = self._insurance_kind()
                 assert kind is not None
                 wins = self._insurance_wins(kind)
                 box.insurance_paid = self._pay(
@@ -640,9 +648,13 @@ class BlackjackRound:
                     else:
                         self._settle_hand(box, i, "returned", None)
             return
-        live = any(
-            not h.settled and not box.blackjack for box in self.boxes if not box.settled for h in box.hands
-        )
+        live = False  # a hand still waiting for the dealer's total
+        for box in self.boxes:
+            if not box.settled and not box.blackjack:
+                for h in box.hands:
+                    if not h.settled:
+                        live = True
+                        break
         total, _ = hand_total(dealer)
         while live and total < 17:  # Art.14: draw on 16 or less, stand on 17 or more (soft 17 too)
             c = self._draw()
