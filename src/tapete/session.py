@@ -69,9 +69,8 @@ class TableSession:
         """Check the bets, prepare the shoe (Art.6 when the cut card came out) and deal a new round.
         `options` go to the round (Punto y Banca: ``shoe_holder``, the zone holding the shoe)."""
         boxes = place_bets(bets, self.round_class.bet_spec(self.rules))
-        prepare = getattr(self.source, "prepare_round", None)
-        if prepare is not None and getattr(self.source, "cut_card_out", False):
-            prepare()
+        if getattr(self.source, "cut_card_out", False) and hasattr(self.source, "prepare_round"):
+            self.source.prepare_round()
             self._flush_shoe_events()
         elif self._dealt_since_shuffle and getattr(self.round_class, "SHUFFLE_EVERY_ROUND", False):
             reshuffle = getattr(self.source, "reshuffle", None)

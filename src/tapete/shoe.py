@@ -182,20 +182,21 @@ class Shoe:
             burned.extend(NAMES[self._next()] for _ in range(int(self.burn)))
         self.events.append({"type": "procedure", "step": "burn", "cards": burned})
 
-    def _next(self) -> Card:
-        if self._pos >= len(self._cards):
-            raise BadCards("the shoe ran out of cards", at=self._pos)
-        card = self._cards[self._pos]
-        self._pos += 1
-        if self._pos > self._stop and not self.cut_card_out:
-            self.cut_card_out = True
-            self.events.append({"type": "cut_card_out", "dealt": self._pos - 1})
-        return card
-
     # -- dealing ------------------------------------------------------------------------------------
     def draw(self) -> Card:
-        """The next card out of the shoe."""
-        return self._next()
+        """The next card out of the shoe (burns too); the card past the cut card's place records
+        ``cut_card_out`` (Art.6)."""
+        pos = self._pos
+        if pos >= len(self._cards):
+            raise BadCards("the shoe ran out of cards", at=pos)
+        card = self._cards[pos]
+        self._pos = pos = pos + 1
+        if pos > self._stop and not self.cut_card_out:
+            self.cut_card_out = True
+            self.events.append({"type": "cut_card_out", "dealt": pos - 1})
+        return card
+
+    _next = draw  # the procedures' name for it
 
     @property
     def remaining(self) -> int:

@@ -55,6 +55,9 @@ def _col(up: Card) -> int:
     return 9 if v == 1 else v - 2
 
 
+_COL = tuple(_col(c) for c in range(len(BJ_VALUE)))  # the chart's column of each card as up-card
+
+
 @dataclass(frozen=True)
 class Chart:
     """A strategy table: hard and soft totals and pairs against each up-card."""
@@ -87,19 +90,25 @@ class Chart:
 
     def code(self, cards: Sequence[Card], up: Card) -> str:
         """The chart's code for a hand (pairs read as their total when not split)."""
-        col = _col(up)
+        return self._code(cards, _COL[up])
+
+    def _code(self, cards: Sequence[Card], col: int) -> str:
         total, soft = hand_total(cards)
         if soft and total <= 21 and total in self.soft:
             return self.soft[total][col]
-        return self.hard[min(max(total, min(self.hard)), max(self.hard))][col]
+        hard = self.hard
+        row = hard.get(total)
+        if row is None:  # below or above the chart's rows: its first or last row
+            row = hard[min(max(total, min(hard)), max(hard))]
+        return row[col]
 
     def decide(self, decision: Decision, cards: Sequence[Card], up: Card) -> str:
         """The chart's answer to `decision` on `cards` against `up` (offers included)."""
-        col = _col(up)
+        col = _COL[up]
         legal = decision.legal
         if decision.kind == "surrender":
             pair = len(cards) == 2 and BJ_VALUE[cards[0]] == BJ_VALUE[cards[1]]
-            code = self.pairs[BJ_VALUE[cards[0]]][col] if pair else self.code(cards, up)
+            code = self.pairs[BJ_VALUE[cards[0]]][col] if pair else self._code(cards, col)
             return "surrender" if code.startswith("R") else "decline"
         if decision.kind != "play":
             return "decline"  # insurance and even money are separate bets, not basic strategy
@@ -112,7 +121,7 @@ class Chart:
                 code = code[1].upper()
         if "hit" not in legal:
             return "stand"
-        code = self.code(cards, up)
+        code = self._code(cards, col)
         if code.startswith("R"):
             code = code[1].upper()
         if code in ("D", "Ds"):

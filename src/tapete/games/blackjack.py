@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from tapete.cards import BJ_VALUE, NAMES, Card
 from tapete.errors import IllegalAction
@@ -75,9 +75,9 @@ def is_natural(cards: Sequence[Card]) -> bool:
 _SPECS: dict[type, dict[int, BetSpec]] = {}
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
-    """A holder's decision: `action` is hit/stand/double/split/surrender/insurance/even_money/decline."""
+class Action(NamedTuple):
+    """A holder's decision: `action` is hit/stand/double/split/surrender/insurance/even_money/decline.
+    Immutable; a NamedTuple because one is built per decision (a frozen dataclass costs ~5x more)."""
 
     seat: int
     action: str
@@ -94,9 +94,9 @@ class Action:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What the dealer is waiting for: an offer to a box or a play decision on one of its hands."""
+class Decision(NamedTuple):
+    """What the dealer is waiting for: an offer to a box or a play decision on one of its hands.
+    Immutable (a front end cannot widen `legal`); a NamedTuple for the same reason as Action."""
 
     kind: str
     seat: int
