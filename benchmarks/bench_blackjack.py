@@ -17,7 +17,7 @@ import time
 
 from tapete.games.blackjack import Action
 from tapete.session import TableSession
-from tapete.shoe import SeededRandom
+from tapete.shoe import SeededRandom, Shoe
 from tapete.strategy import basic_strategy
 from tapete.table import RawBet
 
@@ -25,6 +25,8 @@ from tapete.table import RawBet
 def play(rounds: int, seats: int, seed: int = 1) -> tuple[float, int]:
     """Play `rounds` rounds with `seats` boxes; return (CPU seconds, events kept)."""
     session = TableSession("blackjack", {}, live=False, rng=SeededRandom(seed))
+    shoe = session.source
+    assert isinstance(shoe, Shoe)
     bets = [RawBet(s, f"p{s}", "main", 1000) for s in range(1, seats + 1)]
     events = 0
     start = time.process_time()
@@ -40,8 +42,8 @@ def play(rounds: int, seats: int, seed: int = 1) -> tuple[float, int]:
             rnd.apply(Action(d.seat, choice, hand))
         events += len(rnd.events)
         session.current = None
-        if session.source.cut_card_out:
-            session.source.reshuffle()
+        if shoe.cut_card_out:
+            shoe.reshuffle()
     return time.process_time() - start, events
 
 
