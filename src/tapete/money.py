@@ -34,16 +34,19 @@ THREE_TO_TWO = Ratio(3, 2)
 TWO_TO_ONE = Ratio(2, 1)
 
 
+_NO_FRACTION = Fraction(0)
+
+
 def winnings(stake: Amount, ratio: Ratio) -> tuple[Amount, Fraction]:
     """Winnings on `stake` at `ratio`, rounded down, and the fraction of a unit the rounding kept."""
     whole, rest = divmod(stake * ratio.num, ratio.den)
-    return whole, Fraction(rest, ratio.den)
+    return whole, (Fraction(rest, ratio.den) if rest else _NO_FRACTION)
 
 
 def share(amount: Amount, num: int, den: int) -> tuple[Amount, Fraction]:
     """``amount × num / den`` rounded down and the fraction dropped (pro-rata shares, capped payouts)."""
     whole, rest = divmod(amount * num, den)
-    return whole, Fraction(rest, den)
+    return whole, (Fraction(rest, den) if rest else _NO_FRACTION)
 
 
 def check_amount(value: object) -> Amount:
