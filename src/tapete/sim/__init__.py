@@ -16,7 +16,7 @@ from typing import Any
 
 from tapete.games.blackjack import Action, BlackjackRound
 from tapete.session import TableSession
-from tapete.shoe import SeededRandom
+from tapete.shoe import SeededRandom, Shoe
 from tapete.strategy import DEFAULT_CHART, Chart
 from tapete.table import RawBet
 
@@ -135,8 +135,15 @@ def _run_blackjack(
         if progress is not None and i % 2000 == 0:
             progress(i, rounds)
         if session.source.cut_card_out:
-            session.source.prepare_round()
+            _reshuffle(session)
     return result
+
+
+def _reshuffle(session: TableSession) -> None:
+    """Art.6 between simulated rounds: the session's virtual shoe shuffles, cuts and burns again."""
+    shoe = session.source
+    assert isinstance(shoe, Shoe)
+    shoe.prepare_round()
 
 
 def _chart_for(rules: Any) -> Chart:
@@ -171,7 +178,7 @@ def _run_baccarat(settings: dict[str, Any], rounds: int, seed: int, progress: Pr
         if progress is not None and i % 2000 == 0:
             progress(i, rounds)
         if session.source.cut_card_out:
-            session.source.prepare_round()
+            _reshuffle(session)
     return result
 
 
