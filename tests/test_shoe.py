@@ -103,3 +103,14 @@ def test_seeded_fast_shuffle_is_the_same_fisher_yates() -> None:
     fisher_yates(a, SeededRandom(5))
     SeededRandom(5).shuffle(b)
     assert a == b
+
+
+def test_live_guard_checks_the_generators_type_not_its_declared_kind() -> None:
+    class Impostor(SeededRandom):
+        kind = "secure"
+
+    with pytest.raises(LiveTableRefused):
+        Shoe(6, Impostor(1), cut_card_depth=78, live=True)
+    impostor_shoe = Shoe(6, Impostor(1), cut_card_depth=78, live=False)
+    with pytest.raises(LiveTableRefused):
+        check_live_source(impostor_shoe, live=True)  # a seeded shoe that says "secure" is still refused

@@ -112,7 +112,7 @@ class Shoe:
         live: bool = False,
         one_handed_cut: bool = False,
     ) -> None:
-        if live and rng.kind != "secure":
+        if live and not isinstance(rng, SecureRandom):
             raise LiveTableRefused(
                 f"a live table shuffles only with the CSPRNG; a {rng.kind} generator is for simulation, "
                 "tests and replay"
@@ -272,9 +272,9 @@ def check_live_source(source: CardSource, *, live: bool) -> None:
     """A live table takes only the CSPRNG shoe, or a stacked source declared as dealer-entered cards."""
     if not live:
         return
-    if source.kind == "secure":
+    if isinstance(source, Shoe) and isinstance(source.rng, SecureRandom):
         return
-    if source.kind == "stacked" and getattr(source, "dealer_entered", False):
+    if isinstance(source, StackedSource) and source.dealer_entered:
         return
     raise LiveTableRefused(
         f"a live table refuses a {source.kind} card source: seeded and stacked sources are for simulation, "
