@@ -48,7 +48,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -65,6 +65,7 @@ __all__ = [
     "StartingHand",
     "analyze_showdown",
     "hand_options",
+    "increment_decisions",
     "outcome_class",
 ]
 
@@ -749,6 +750,132 @@ def hand_options(
         if 3 - len(kept) <= max_exchange:
             result[kept] = Fraction(int(out[mask, 0]), _den(3 - len(kept)))
     return result
+
+
+# --------------------------------------------------------------------------------------------------
+# The increment decisions of one final hand (what a player at the table applies; the engine simulation
+# plays them).
+
+#: Per suit: (ranks of the final cards in it, ranks of the dead cards in it), both sorted.
+_SuitSig = tuple[tuple[int, ...], tuple[int, ...]]
+_DecisionKey = tuple[_SuitSig, _SuitSig, _SuitSig, _SuitSig]
+
+
+def increment_decisions(
+    final3: Sequence[int | str],
+    discards: Sequence[int | str] = (),
+    community1: int | str | None = None,
+    paytable: Mapping[str, int] | None = None,
+) -> tuple[bool, bool | None]:
+    """The optimal strategy's increments, exactly as the analysis decides them: ``(Nº1, Nº2)``.
+
+    ``final3`` are the player's three cards after the exchange, ``discards`` the cards he gave up (dead:
+    they never come back), ``community1`` the first community card once shown (Nº2 is None without it).
+    With ``d`` discards it counts, over the ``49 - d`` cards he has not seen, ``s(c1) = sum of m(H + c1 +
+    c2)`` over the ``48 - d`` possible second community cards (m = net result per unit by the paytable):
+    Nº1 is made iff ``sum s + sum max(0, s) > 0`` (increment Nº1 plus an optimal Nº2 strictly gains in
+    expectation), Nº2 iff ``s(community1) > 0`` (only asked of a player who made Nº1, Art.9.4). Same
+    integers as the analysis's scan. Cached (LRU) on the suit-canonical form of (final3, discards): ~150 µs
+    the first time, ~20 µs after (Nº1 then Nº2 of the same hand cost one computation).
+    """
+    hand = _as_cards(final3)
+    dead = [c if isinstance(c, int) else parse_cards([c])[0] for c in discards]
+    if len(dead) > 3 or len(set(dead)) != len(dead) or set(dead) & set(hand):
+        raise BadCards(f"discards must be up to three distinct cards not in the hand, got {list(discards)}")
+    if any(not 0 <= c < DECK_SIZE for c in dead):
+        raise BadCards(f"not a card: {dead}")
+    pt = _DEFAULT_PAY_KEY if paytable is None else tuple(sorted(paytable.items()))
+    key, suit_of = _canonical_suits(hand, dead)
+    make1, positive = _increment_rule(key, pt)
+    if community1 is None:
+        return make1, None
+    c1 = community1 if isinstance(community1, int) else parse_cards([community1])[0]
+    if not 0 <= c1 < DECK_SIZE or c1 in hand or c1 in dead:
+        raise BadCards(f"the first community card cannot be one of the player's or dead cards: {c1}")
+    canonical = c1 // 4 * 4 + suit_of[c1 % 4]
+    return make1, positive[canonical] == 1
+
+
+def _canonical_suits(hand: Sequence[int], dead: Sequence[int]) -> tuple[_DecisionKey, list[int]]:
+    """A complete suit-isomorphism invariant of (hand, dead): the four suits' signatures, sorted, and the
+    relabelling (old suit -> position in that order) that maps the cards onto the key's representative.
+    Two suits with equal signatures hold the same ranks, so the order between them does not matter."""
+    own: list[list[int]] = [[], [], [], []]
+    gone: list[list[int]] = [[], [], [], []]
+    for c in sorted(hand):
+        own[c % 4].append(c // 4)
+    for c in sorted(dead):
+        gone[c % 4].append(c // 4)
+    sigs: list[_SuitSig] = [(tuple(own[s]), tuple(gone[s])) for s in range(4)]
+    order = sorted(range(4), key=lambda s: sigs[s])
+    suit_of = [0] * 4
+    for pos, s in enumerate(order):
+        suit_of[s] = pos
+    key = (sigs[order[0]], sigs[order[1]], sigs[order[2]], sigs[order[3]])
+    return key, suit_of
+
+
+@lru_cache(maxsize=1 << 16)
+def _increment_rule(key: _DecisionKey, paytable: tuple[tuple[str, int], ...]) -> tuple[bool, bytes]:
+    """For the representative of `key` (suit i holds key[i]): whether Nº1 is made, and per card c1 of the
+    representative's labelling a byte that is 1 when Nº2 strictly pays after c1 is shown."""
+    _require_numba()
+    hand = sorted(r * 4 + s for s, (hr, _) in enumerate(key) for r in hr)
+    dead = np.full(3, -1, dtype=np.int64)
+    for i, c in enumerate(r * 4 + s for s, (_, dr) in enumerate(key) for r in dr):
+        dead[i] = c
+    cls_plain, cls_flush = _outcome_tables()
+    positive = np.zeros(DECK_SIZE, dtype=np.uint8)
+    make1 = _increments_of(
+        hand[0], hand[1], hand[2], dead, cls_plain, cls_flush, _bet_pay(paytable), positive
+    )
+    return bool(make1), positive.tobytes()
+
+
+@lru_cache(maxsize=8)
+def _bet_pay(paytable: tuple[tuple[str, int], ...]) -> I64:
+    """The bet's net-result vector by outcome class, built once per paytable."""
+    return _pay_vector(dict(paytable), SHOWDOWN_PAYTABLE, push_high_pair=True)
+
+
+_DEFAULT_PAY_KEY = tuple(sorted(SHOWDOWN_PAYTABLE.items()))
+
+
+@jit
+def _increments_of(
+    x: int,
+    y: int,
+    z: int,
+    dead: I64,
+    cls_plain: I32,
+    cls_flush: I32,
+    pay: I64,
+    positive: npt.NDArray[np.uint8],
+) -> bool:
+    """Final cards x y z with dead cards ``dead`` (-1 = none): the scan of `_accumulate` for this one
+    (H, D). Sets ``positive[c1] = 1`` where ``s(c1) > 0`` and returns whether Nº1 is made."""
+    unseen = np.empty(49, dtype=np.int64)
+    mpay = np.empty((49, 49), dtype=np.int32)
+    mcls = np.empty((49, 49), dtype=np.int32)
+    rowsum = np.empty(49, dtype=np.int32)
+    _fill(x, y, z, cls_plain, cls_flush, pay, unseen, mpay, mcls, rowsum)
+    di = np.full(3, -1, dtype=np.int64)
+    for j in range(3):
+        for i in range(49):
+            if dead[j] >= 0 and unseen[i] == dead[j]:
+                di[j] = i
+    v = np.empty(49, dtype=np.int32)
+    for i in range(49):
+        t = rowsum[i]
+        for j in range(3):
+            if di[j] >= 0:
+                t -= mpay[di[j], i]
+        v[i] = t
+    total, pos, _npos = _scan(v, di[0], di[1], di[2])
+    for i in range(49):
+        if v[i] > 0 and i != di[0] and i != di[1] and i != di[2]:
+            positive[unseen[i]] = 1
+    return total + pos > 0
 
 
 _CacheKey = tuple[int, tuple[tuple[str, int], ...], tuple[tuple[str, int], ...], int]
