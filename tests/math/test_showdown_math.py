@@ -175,3 +175,16 @@ def test_full_analysis_default_settings() -> None:
         assert sd.hand_options(list(entry.cards)) == dict(entry.options)
     # keeping nothing: brute force of one exchange-all option is too slow for the suite;
     # its value is cross-checked above through the second kernel.
+
+
+def test_paytable_without_royal_pays_it_as_the_straight_flush_as_the_engine_does() -> None:
+    from tapete.math.showdown import OUTCOMES, _pay_vector
+
+    pay = dict(
+        zip(
+            OUTCOMES,
+            (int(x) for x in _pay_vector({"straight_flush": 200, "flush": 8}, {}, False)),
+            strict=True,
+        )
+    )
+    assert pay["royal_flush"] == pay["straight_flush"] == 200

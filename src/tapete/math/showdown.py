@@ -119,6 +119,9 @@ def _outcome_tables() -> tuple[I32, I32]:
 def _pay_vector(paytable: Mapping[str, int] | None, default: Mapping[str, int], push_high_pair: bool) -> I64:
     """Net result per unit for each outcome class: paid hands their odds, high pair 0 (bet) or -1, else -1."""
     table = dict(default if paytable is None else paytable)
+    if "royal_flush" not in table and "straight_flush" in table:
+        # as the engine pays it (games.showdown.bonus_ratio): a royal flush is also a straight flush
+        table["royal_flush"] = table["straight_flush"]
     unknown = set(table) - set(OUTCOMES[3:])
     if unknown:
         raise InvalidRules(f"paytable names unknown hands: {sorted(unknown)}")
