@@ -211,7 +211,7 @@ def test_art8_at_most_seven_players_one_position_each_no_back_betting() -> None:
     for b in doc["bets"]:
         b["player"] = "ana"  # the same player on two positions
     err = error_of(doc)
-    assert isinstance(err, BadBet) and err.at == 2 and "may hold 1" in err.message
+    assert isinstance(err, BadBet) and err.at == 2 and "cannot play two" in err.message
     hands = [f"{r}s {r}h {r}d" for r in "23456789"[:7]]
     doc = scenario(hands, "Ts Th")  # seven positions taken: still no joining another's box
     doc["bets"].append({"seat": 1, "player": "back", "spot": "bet", "amount": 100})

@@ -83,41 +83,57 @@ def _resolved(spec: BetSpec) -> tuple[dict[str, tuple[int, int]], dict[str, int 
 def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
     """Check every bet against the table and return the boxes in seat order (dealer's left first).
 
-    Refusals are BadBet with ``at`` = the index of the offending entry; nothing is kept on refusal.
+    Every problem in the list is found, and the refusal (BadBet) names the FIRST offending entry
+    (``at`` = its index): checks that need the whole list (minimums, required and side spots, every box
+    taken) compete with per-entry checks (seat, spot, amount, maxima) on the entry's position. An entry
+    that is itself malformed is left out of the whole-list checks. Nothing is kept on refusal.
     """
     limits, fixed_amounts = _resolved(spec)
     seats, spots_known, exclusive = spec.seats, spec.spots, spec.exclusive
+    one_box = spec.one_box_per_player
     boxes: dict[int, Box] = {}
     first_back: int | None = None
+    problems: list[tuple[int, str]] = []
+    zone_of: dict[str, int] = {}  # one_box_per_player: the zone each player plays, as holder or back-bettor
     for i, bet in enumerate(bets):
         seat, player, spot = bet.seat, bet.player, bet.spot
         if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= seats:
-            raise BadBet(f"unknown seat {seat!r}: seats are 1 to {spec.seats}", at=i)
+            problems.append((i, f"unknown seat {seat!r}: seats are 1 to {spec.seats}"))
+            continue
         if not isinstance(player, str) or not player.strip():
-            raise BadBet(f"bet {i} names no player", at=i)
+            problems.append((i, f"bet {i} names no player"))
+            continue
         if spot not in spots_known:
-            raise BadBet(f"unknown spot {spot!r}; this game's spots are {', '.join(spec.spots)}", at=i)
+            problems.append((i, f"unknown spot {spot!r}; this game's spots are {', '.join(spec.spots)}"))
+            continue
         assert isinstance(spot, str)
         try:
             amount = check_amount(bet.amount)
         except ValueError as exc:
-            raise BadBet(str(exc), at=i) from None
+            problems.append((i, str(exc)))
+            continue
         box = boxes.get(seat)
         if box is None:
             box = boxes[seat] = Box(seat=seat, holder=player)
         if player != box.holder:
             if not spec.back_spots:
-                raise BadBet(f"{player} cannot join seat {seat}: this game has no back-betting", at=i)
+                problems.append((i, f"{player} cannot join seat {seat}: this game has no back-betting"))
+                continue
             if not spec.back_betting:
-                raise BadBet(
-                    f"{player} cannot join seat {seat}: the operator does not allow back-betting", at=i
+                problems.append(
+                    (i, f"{player} cannot join seat {seat}: the operator does not allow back-betting")
                 )
+                continue
             if spot not in spec.back_spots:
-                raise BadBet(
-                    f"back-bettor {player} may join only {'/'.join(spec.back_spots)}, not {spot}", at=i
+                problems.append(
+                    (i, f"back-bettor {player} may join only {'/'.join(spec.back_spots)}, not {spot}")
                 )
+                continue
             if first_back is None:
                 first_back = i
+        if one_box and zone_of.setdefault(player, seat) != seat:
+            problems.append((i, f"{player} already plays zone {zone_of[player]} and cannot play two"))
+            continue
         mine = box.stakes.setdefault(player, {})
         if spot in mine:
             total = mine[spot] = mine[spot] + amount
@@ -126,71 +142,70 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
             total = mine[spot] = amount
         fixed = fixed_amounts[spot]
         if fixed is not None and total > fixed:
-            raise BadBet(f"{spot} is a fixed {fixed}; {player} put {total}", at=i)
+            problems.append((i, f"{spot} is a fixed {fixed}; {player} put {total}"))
         hi = limits[spot][1]
         if total > hi:
-            raise BadBet(f"{player}'s {spot} of {total} is above the limit {hi}", at=i)
+            problems.append((i, f"{player}'s {spot} of {total} is above the limit {hi}"))
         for a, b in exclusive:
             if {spot} & {a, b} and mine.get(a) and mine.get(b):
-                raise BadBet(f"{player} cannot bet both {a} and {b} in one round", at=i)
+                problems.append((i, f"{player} cannot bet both {a} and {b} in one round"))
     # Checks that need the whole list: minimums, fixed amounts, main bets, back-betting, boxes per player.
     side_spots, main_spot = spec.side_spots, spec.main_spot
     main_checked = spec.main_required and not spec.required_spots
     for box in boxes.values():
         for player, spots in box.stakes.items():
             for spot, amount in spots.items():
+                at = box.first_index[(player, spot)]
                 fixed = fixed_amounts[spot]
                 if fixed is not None and amount != fixed:
-                    raise BadBet(
-                        f"{spot} is a fixed {fixed}; {player} put {amount}",
-                        at=box.first_index[(player, spot)],
-                    )
+                    problems.append((at, f"{spot} is a fixed {fixed}; {player} put {amount}"))
                 lo = limits[spot][0]
                 if amount < lo:
-                    at = box.first_index[(player, spot)]
-                    raise BadBet(f"{player}'s {spot} of {amount} is below the minimum {lo}", at=at)
+                    problems.append((at, f"{player}'s {spot} of {amount} is below the minimum {lo}"))
                 if spot in side_spots and not box.stake(box.holder, main_spot):
-                    at = box.first_index[(player, spot)]
-                    raise BadBet(
-                        f"{spot} on seat {box.seat} needs a {spec.main_spot} bet on the same box", at=at
+                    problems.append(
+                        (at, f"{spot} on seat {box.seat} needs a {spec.main_spot} bet on the same box")
                     )
         for spot in spec.required_spots:
             for player in box.stakes:
                 if not box.stake(player, spot):
                     at = min(box.first_index[k] for k in box.first_index if k[0] == player)
-                    raise BadBet(f"{player} on seat {box.seat} must post a {spot} bet", at=at)
+                    problems.append((at, f"{player} on seat {box.seat} must post a {spot} bet"))
         if spec.back_same_spots:
             for player in box.back_bettors:
                 for spot in box.stakes[player]:
                     if not box.stake(box.holder, spot):
-                        raise BadBet(
-                            f"back-bettor {player} may join seat {box.seat} only on its holder "
-                            f"{box.holder}'s own side; {box.holder} has no {spot} bet",
-                            at=box.first_index[(player, spot)],
+                        problems.append(
+                            (
+                                box.first_index[(player, spot)],
+                                f"back-bettor {player} may join seat {box.seat} only on its holder "
+                                f"{box.holder}'s own side; {box.holder} has no {spot} bet",
+                            )
                         )
-        if main_checked and not box.stake(box.holder, main_spot):
+        if main_checked and not box.stake(box.holder, main_spot) and box.first_index:
             at = min(box.first_index[k] for k in box.first_index if k[0] == box.holder)
-            raise BadBet(f"seat {box.seat}'s holder {box.holder} has no {spec.main_spot} bet", at=at)
+            problems.append((at, f"seat {box.seat}'s holder {box.holder} has no {spec.main_spot} bet"))
     if first_back is not None and len(boxes) < spec.seats:
-        raise BadBet(
-            f"back-betting is allowed only when all {spec.seats} boxes are taken ({len(boxes)} are)",
-            at=first_back,
+        problems.append(
+            (
+                first_back,
+                f"back-betting is allowed only when all {spec.seats} boxes are taken ({len(boxes)} are)",
+            )
         )
-    limit = 1 if spec.one_box_per_player else spec.max_boxes_per_player
+    limit = 1 if one_box else spec.max_boxes_per_player
     count: dict[str, int] = {}
     # `boxes` is in the order the boxes were first named (a box is made by its first bet), so the
     # holder's extra boxes are refused in naming order.
     for box in boxes.values():
         count[box.holder] = count.get(box.holder, 0) + 1
-        if count[box.holder] > limit:
-            raise BadBet(
-                f"{box.holder} may hold {limit} box(es); seat {box.seat} is one more",
-                at=min(box.first_index.values()),
+        if count[box.holder] > limit and box.first_index:
+            problems.append(
+                (
+                    min(box.first_index.values()),
+                    f"{box.holder} may hold {limit} box(es); seat {box.seat} is one more",
+                )
             )
-    if spec.one_box_per_player:
-        for box in boxes.values():
-            for player in box.back_bettors:
-                if player in count:
-                    at = min(i for (p, _), i in box.first_index.items() if p == player)
-                    raise BadBet(f"{player} already plays a zone and cannot play two", at=at)
+    if problems:
+        at, message = min(problems, key=lambda p: p[0])
+        raise BadBet(message, at=at)
     return [boxes[s] for s in sorted(boxes)] if len(boxes) > 1 else list(boxes.values())
