@@ -636,3 +636,52 @@ def _cls(game: str) -> type[BlackjackRound]:
 
     cls: type[BlackjackRound] = round_class(game)
     return cls
+
+
+# ------------------------------------------------------------- the first offending entry (lab review)
+def test_entries_are_read_as_the_round_reaches_them(game: str) -> None:
+    # seat 2 acts out of turn at 0: that is reported, not the unknown action later in the list
+    err = refused(
+        ["Ts", "Th", "9c", "8h", "6d", "8d"],
+        [bet(1, "ana", 1000), bet(2, "ben", 1000)],
+        [act(2, "stand"), act(1, "fly")],
+        game=game,
+    )
+    assert (err.code, err.at) == ("illegal_action", 0)
+    err = refused(
+        ["Ts", "Th", "9c", "8h", "6d", "8d"],
+        [bet(1, "ana", 1000), bet(2, "ben", 1000)],
+        [act(2, "stand"), act(1, "stand", amount=3)],
+        game=game,
+    )
+    assert (err.code, err.at) == ("illegal_action", 0)
+
+
+def test_shoe_running_out_before_a_bad_entry_is_reached_is_bad_cards(game: str) -> None:
+    err = refused(["Ts", "9c", "6h", "7d"], [bet(1, "ana", 1000)], [act(1, "hit"), act(1, "fly")], game=game)
+    assert (err.code, err.at) == ("bad_cards", 4)
+    err = refused(["Ts", "9c", "8h"], [bet(1, "ana", 1000)], [act(1, "fly")], game=game)
+    assert (err.code, err.at) == ("bad_cards", 3)
+
+
+def test_first_bad_card_is_named(game: str) -> None:
+    cards = ["As", "9c", "As", "8d", "As", "As", "As", "As", "Kd", "Kd", "As", "Xx"]
+    err = refused(cards, [bet(1, "ana", 1000)], [act(1, "stand")], game=game)
+    assert (err.code, err.at) == ("bad_cards", 10)
+
+
+def test_first_bad_bet_is_named(game: str) -> None:
+    err = refused(DISTINCT, [bet(1, "ana", 50), bet(2, "ben", 200000)], game=game)
+    assert (err.code, err.at) == ("bad_bet", 0)
+    err = refused(
+        DISTINCT,
+        [bet(1, "ana", 1000), bet(2, "ana", 1000), bet(3, "ben", 50)],
+        rules={"max_boxes_per_player": 1},
+        game=game,
+    )
+    assert (err.code, err.at) == ("bad_bet", 1)
+
+
+def test_no_bets_is_bad_bet(game: str) -> None:
+    err = refused(["Ts", "9h", "6c", "7d"], [], game=game)
+    assert err.code == "bad_bet"

@@ -581,3 +581,12 @@ def test_property_refusal_examples_do_occur() -> None:
     with pytest.raises(BadBet):
         session.start_round(bets((1, "ana", "punto", 100), (1, "ana", "banca", 100)))
     assert remaining(session) == left and session.round_no == 0
+
+
+def test_art7b_a_back_bettor_never_plays_two_zones() -> None:
+    rules = load_rules("punto_y_banca", {})
+    bets = [RawBet(s, f"p{s}", "punto", 100) for s in range(1, 8)]
+    bets += [RawBet(1, "bb", "punto", 100), RawBet(2, "bb", "punto", 100)]
+    with pytest.raises(BadBet) as info:
+        place_bets(bets, PuntoYBancaRound.bet_spec(rules))
+    assert info.value.at == 8

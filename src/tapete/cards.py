@@ -80,16 +80,36 @@ def pack(decks: int) -> list[Card]:
     return [c for _ in range(decks) for c in range(DECK_SIZE)]
 
 
+def _count(seen: Counter[Card], card: Card, decks: int, at: int) -> None:
+    """Count one more copy of `card`; BadCards at `at` when the pack holds fewer."""
+    seen[card] += 1
+    if seen[card] > decks:
+        raise BadCards(
+            f"card {NAMES[card]} appears {seen[card]} times but a pack of {decks} deck(s) holds only {decks}",
+            at=at,
+        )
+
+
+def parse_shoe(texts: Sequence[object], decks: int) -> list[Card]:
+    """Parse cards given in shoe order for a pack of `decks` decks, in one pass: BadCards names the
+    first entry that is not a card or is one copy more than the pack holds."""
+    seen: Counter[Card] = Counter()
+    out: list[Card] = []
+    for i, text in enumerate(texts):
+        try:
+            card = parse_card(text)
+        except BadCards as exc:
+            raise BadCards(exc.message, at=i) from None
+        _count(seen, card, decks, i)
+        out.append(card)
+    return out
+
+
 def check_can_hold(cards: Sequence[Card], decks: int) -> None:
     """Raise BadCards (``at`` = index) at the first card the pack holds fewer copies of than are given."""
     seen: Counter[Card] = Counter()
     for i, c in enumerate(cards):
-        seen[c] += 1
-        if seen[c] > decks:
-            raise BadCards(
-                f"card {NAMES[c]} appears {seen[c]} times but a pack of {decks} deck(s) holds only {decks}",
-                at=i,
-            )
+        _count(seen, c, decks, i)
 
 
 @dataclass(frozen=True)

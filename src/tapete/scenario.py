@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tapete.cards import check_can_hold, parse_cards
-from tapete.errors import BadCards, BadFile, IllegalAction, TapeteError
+from tapete.cards import parse_shoe
+from tapete.errors import BadBet, BadCards, BadFile, IllegalAction, TapeteError
 from tapete.games import GAMES, round_class
 from tapete.rules import load_rules
 from tapete.shoe import StackedSource
@@ -50,47 +50,49 @@ def _shape(data: Any) -> None:
 
 
 def run(data: Any) -> dict[str, Any]:
-    """Play one scenario document and return the outcome (raises a TapeteError on any refusal)."""
+    """Play one scenario document and return the outcome (raises a TapeteError on any refusal).
+
+    Decisions are read as the round reaches them, so the error names the first entry that is wrong at
+    its point, and a shoe that runs out before an entry is reached is reported first (bad_cards)."""
     _shape(data)
     game = data["game"]
     rules = load_rules(game, data.get("rules"))
-    cards = parse_cards(data["cards"])
-    check_can_hold(cards, rules.decks)
+    cards = parse_shoe(data["cards"], rules.decks)
     cls = round_class(game)
     boxes = place_bets(
         [RawBet(b["seat"], b["player"], b["spot"], b["amount"]) for b in data["bets"]], cls.bet_spec(rules)
     )
     if not boxes:
-        raise IllegalAction("no bets: a round needs at least one box in play", at=0)
-    entries = data.get("actions", [])
-    actions = []
-    for i, entry in enumerate(entries):
+        raise BadBet("no bets: a round needs at least one box in play", at=0)
+    entries: list[dict[str, Any]] = data.get("actions", [])
+
+    def action_at(i: int) -> Any:
         try:
-            actions.append(cls.parse_action(entry))
+            return cls.parse_action(entries[i])
         except IllegalAction as exc:
             raise IllegalAction(exc.message, at=i) from None
-    source = StackedSource(cards, rules.decks)
-    rnd = cls(rules, source, boxes)
+
+    rnd = cls(rules, StackedSource(cards, rules.decks), boxes)
     i = 0
     while rnd.pending is not None:
         decision = rnd.pending
-        action = actions[i] if i < len(actions) else None
         if decision.kind in cls.OFFERS:
-            if action is not None and action.seat == decision.seat and action.action in decision.legal:
-                _apply(rnd, action, i)
+            entry = entries[i] if i < len(entries) else None
+            if entry is not None and entry["seat"] == decision.seat and entry["action"] in decision.legal:
+                _apply(rnd, action_at(i), i)
                 i += 1
             else:  # scenario.md: no entry at the point of an offer means declined
                 _apply(rnd, cls.decline(decision), i)
             continue
-        if action is None:
+        if i >= len(entries):
             raise IllegalAction(
                 f"the round needs a decision from seat {decision.seat} ({', '.join(decision.legal)}) "
                 "and the actions list has no more entries",
-                at=len(actions),
+                at=len(entries),
             )
-        _apply(rnd, action, i)
+        _apply(rnd, action_at(i), i)
         i += 1
-    if i < len(actions):
+    if i < len(entries):
         raise IllegalAction(f"action {i} is left over: the round ended before it", at=i)
     out: dict[str, Any] = rnd.result()
     return out
