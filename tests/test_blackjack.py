@@ -685,3 +685,14 @@ def test_first_bad_bet_is_named(game: str) -> None:
 def test_no_bets_is_bad_bet(game: str) -> None:
     err = refused(["Ts", "9h", "6c", "7d"], [], game=game)
     assert err.code == "bad_bet"
+
+
+def test_art11_resplit_of_aces_is_an_offer_declined_by_silence(game: str) -> None:
+    # a split Ace dealt another Ace is complete unless the holder takes the resplit the operator allows
+    cards = ["As", "6h", "Ad", "Ts", "Ac", "9h", "8d", "7c", "8s"]
+    out = scenario(cards, [bet(1, "ana", 1000)], [act(1, "split")], rules={"resplit_aces": True}, game=game)
+    assert [h["cards"] for h in out["seats"][0]["hands"]] == [["As", "Ac"], ["Ad", "9h"]]
+    offers = [e for e in events_of(out, "offer") if e["offer"] == "resplit"]
+    assert offers == [{"type": "offer", "seat": 1, "offer": "resplit", "taken": False, "hand": 0}]
+    # dealer 6-T draws 8 and busts: both hands win
+    assert nets(out) == {"ana": 2000}

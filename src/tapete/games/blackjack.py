@@ -31,6 +31,7 @@ Event = dict[str, Any]
 SURRENDER = "surrender"
 INSURANCE = "insurance"
 EVEN_MONEY = "even_money"
+RESPLIT = "resplit"  # Art.11 [A]: a split Ace dealt another Ace may be split again, if the operator allows
 PLAY = "play"
 DECLINE = "decline"
 PLAY_ACTIONS = ("hit", "stand", "double", "split")
@@ -38,7 +39,7 @@ PLAY_ACTIONS = ("hit", "stand", "double", "split")
 _HIT_STAND = ("hit", "stand")
 _HIT_STAND_DOUBLE = ("hit", "stand", "double")
 _HIT_STAND_DOUBLE_SPLIT = ("hit", "stand", "double", "split")
-_STAND_SPLIT = ("stand", "split")
+_SPLIT_DECLINE = ("split", DECLINE)
 _SURRENDER_OFFER = (SURRENDER, DECLINE)
 _INSURANCE_OFFER = (INSURANCE, DECLINE)
 _EVEN_MONEY_OFFER = (EVEN_MONEY, DECLINE)
@@ -152,7 +153,7 @@ class BlackjackRound:
     GAME: ClassVar[str] = "blackjack"
     SPOTS: ClassVar[tuple[str, ...]] = ("main",)
     SIDE_SPOTS: ClassVar[tuple[str, ...]] = ()
-    OFFERS: ClassVar[frozenset[str]] = frozenset({SURRENDER, INSURANCE, EVEN_MONEY})
+    OFFERS: ClassVar[frozenset[str]] = frozenset({SURRENDER, INSURANCE, EVEN_MONEY, RESPLIT})
     LAYOUT_PHRASES: ClassVar[dict[str, str]] = {
         "es": "Black Jack paga tres por dos · El dealer debe pedir hasta con 16 y no debe pedir desde 17 · "
         "Seguro paga dos por uno",
@@ -236,6 +237,8 @@ class BlackjackRound:
         for ev in events:
             if ev["type"] == "decision":
                 out.append(Action(ev["seat"], ev["action"], ev["hand"], ev.get("amount")))
+            elif ev["type"] == "offer" and ev["offer"] == RESPLIT:
+                out.append(Action(ev["seat"], "split" if ev["taken"] else DECLINE, ev["hand"]))
             elif ev["type"] == "offer":
                 out.append(
                     Action(ev["seat"], ev["offer"] if ev["taken"] else DECLINE, None, ev.get("amount"))
@@ -412,12 +415,16 @@ class BlackjackRound:
                     # second card, dealt here, can bring it to 21.
                     if not hand.done and len(hand.cards) == 1:  # Art.11: its second card in turn
                         self._deal_to(box, self._hi)
-                        aces_kept = hand.split_aces and not self._can_resplit(box, hand)
-                        if aces_kept or hand_total(hand.cards)[0] == 21:
+                        if hand.split_aces:
+                            hand.done = not self._can_resplit(box, hand)  # one card each (Art.11)
+                        elif hand_total(hand.cards)[0] == 21:
                             hand.done = True
                     if hand.done:
                         self._hi += 1
                         continue
+                    if hand.split_aces:  # an Ace dealt to a split Ace, resplitting allowed: an offer
+                        self.pending = Decision(RESPLIT, box.seat, self._hi, _SPLIT_DECLINE, box.holder_stake)
+                        return
                     self.pending = Decision(
                         PLAY, box.seat, self._hi, self._play_options(box, hand), box.holder_stake
                     )
@@ -440,8 +447,6 @@ class BlackjackRound:
         )
 
     def _play_options(self, box: BoxState, hand: Hand) -> tuple[str, ...]:
-        if hand.split_aces:  # a split Ace that may be split again: split, or keep it
-            return _STAND_SPLIT
         cards = hand.cards
         if len(cards) != 2:
             return _HIT_STAND
@@ -473,12 +478,17 @@ class BlackjackRound:
             raise IllegalAction(
                 f"{action.action} is not legal for seat {d.seat} now ({d.kind}); legal: {', '.join(d.legal)}"
             )
-        if d.kind == PLAY:
+        if d.kind == PLAY or (d.kind == RESPLIT and action.action != DECLINE):
             box = self.boxes[self._bi]  # the box the cursor is on: the pending decision's
             if action.hand is None and len(box.hands) > 1:
                 raise IllegalAction(f"seat {d.seat} has {len(box.hands)} hands: name the hand (now {d.hand})")
             if action.hand is not None and action.hand != d.hand:
                 raise IllegalAction(f"seat {d.seat}: hand {d.hand} is in play, not hand {action.hand}")
+        elif d.kind == RESPLIT:
+            if action.hand not in (None, d.hand):
+                raise IllegalAction(
+                    f"seat {d.seat}: hand {d.hand} is offered the resplit, not hand {action.hand}"
+                )
         elif action.hand not in (None, 0):
             raise IllegalAction(f"{d.kind} is offered on the box, not on hand {action.hand}")
         if action.amount is not None:
@@ -513,6 +523,8 @@ class BlackjackRound:
             ev = {"type": "decision", "seat": d.seat, "hand": d.hand, "action": action.action}
         else:
             ev = {"type": "offer", "seat": d.seat, "offer": d.kind, "taken": action.action != DECLINE}
+            if d.kind == RESPLIT:
+                ev["hand"] = d.hand
         if d.kind == SURRENDER:
             self._emit(ev)
             if action.action == SURRENDER:
@@ -542,6 +554,12 @@ class BlackjackRound:
                 box.settled = True
                 self._settle_hand(box, 0, "win", EVEN)
             self._bi += 1
+        elif d.kind == RESPLIT:
+            if action.action == DECLINE:
+                self._emit(ev)
+                box.hands[d.hand].done = True  # the split Ace keeps its card
+            else:
+                self._play(box, d.hand, action, ev)
         else:
             self._play(box, d.hand, action, ev)
         self._advance()

@@ -21,6 +21,7 @@ from tapete.games.blackjack import (
     EVEN_MONEY,
     INSURANCE,
     PLAY,
+    RESPLIT,
     SURRENDER,
     Action,
     Decision,
@@ -307,6 +308,9 @@ class BlackjackFace(TableFace):
         if d.kind == EVEN_MONEY:
             yes = ask_yes_no(ctx, state + ctx.text("bj.even_money_prompt", win=money.show(stake)))
             return Action(d.seat, EVEN_MONEY if yes else DECLINE)
+        if d.kind == RESPLIT:
+            yes = ask_yes_no(ctx, state + ctx.text("bj.resplit_prompt", stake=money.show(d.max_amount or 0)))
+            return Action(d.seat, "split", hand=d.hand) if yes else Action(d.seat, DECLINE)
         if d.kind != PLAY:  # a kind this face does not know (a subclass's game): offers are declined
             return Action(d.seat, DECLINE)
         choices = [
