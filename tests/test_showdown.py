@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from tapete.cards import NAMES, parse_cards
 from tapete.cli import app
-from tapete.errors import BadBet, IllegalAction, TapeteError
+from tapete.errors import BadBet, IllegalAction, InvalidRules, TapeteError
 from tapete.games.showdown import (
     DECLINE,
     EXCHANGE,
@@ -661,13 +661,14 @@ def test_art7_session_shuffles_and_cuts_one_handed_before_every_round() -> None:
 def rounds(draw: Any) -> tuple[ShowdownRules, list[RawBet], list[int], int, int]:
     n = draw(st.integers(1, 7))
     seats = sorted(draw(st.lists(st.integers(1, 7), min_size=n, max_size=n, unique=True)))
+    table_min = draw(st.integers(1, 200))
     settings_ = {
-        "table_min": draw(st.integers(1, 200)),
+        "table_min": table_min,
         "table_max": 100000,
         "pot_commission_percent": draw(st.integers(0, 100)),
         "payout_limit": draw(st.one_of(st.none(), st.integers(1, 200000))),
         "max_exchange": draw(st.integers(0, 3)),
-        "pot_bet": draw(st.integers(1, 999)),
+        "pot_bet": draw(st.integers(table_min, 999)),  # Art.8: within the table's limits
     }
     rules = load_rules("showdown_poker", settings_)
     assert isinstance(rules, ShowdownRules)
@@ -888,3 +889,15 @@ def test_tapete_play_showdown_poker_from_the_command_line() -> None:
     english = runner.invoke(app, ["play", "showdown_poker", "--lang", "en"], input="q\n")
     assert english.exit_code == 0, english.output
     assert "Showdown Póker table" in english.output and "House rules · Showdown Poker" in english.output
+
+
+def test_art8_pot_bet_setting_within_the_table_limits() -> None:
+    for settings_ in ({"pot_bet": 50}, {"pot_bet": 200000}):
+        with pytest.raises(InvalidRules):
+            load_rules("showdown_poker", settings_)
+    assert load_rules("showdown_poker", {"pot_bet": 100}).violations() == []
+
+
+def test_one_deck_is_an_operator_setting() -> None:
+    assert load_rules("showdown_poker", {}).decks == 1
+    assert load_rules("showdown_poker", {"decks": 2}).decks == 2

@@ -114,6 +114,9 @@ def _majestic(rules: CommonRules, progress: ProgressFn | None, *, strategy: bool
 def _showdown(rules: CommonRules, progress: ProgressFn | None) -> dict[str, Any]:
     from tapete.math.showdown import analyze_showdown
 
+    if rules.decks != 1:
+        raise InvalidRules(f"decks={rules.decks}: the exact Showdown analysis covers the one-deck game")
+
     result = analyze_showdown(
         max_exchange=int(getattr(rules, "max_exchange", 3)),
         bonus_paytable=getattr(rules, "bonus_paytable", None),

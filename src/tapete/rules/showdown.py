@@ -35,7 +35,7 @@ class ShowdownRules(CommonRules):
     """Showdown Póker: one deck shuffled and cut before every round, at most seven players."""
 
     game: ClassVar[str] = "showdown_poker"
-    DECKS_RANGE: ClassVar[tuple[int, int]] = (1, 1)
+    DECKS_RANGE: ClassVar[tuple[int, int]] = (1, 8)  # one deck by default [A]; an operator setting
 
     decks: int = Field(1, description="one deck [A]")
     burn: int = Field(0, ge=0, description="cards burned after the cut [A: none; Art.7 names no burn]")
@@ -55,8 +55,13 @@ class ShowdownRules(CommonRules):
         return self.pot_bet if self.pot_bet is not None else self.table_min
 
     def violations(self) -> list[str]:
-        """Regulation checks: one deck, a known bonus paytable."""
+        """Regulation checks: the pot bet within the table's limits (Art.8), a known bonus paytable."""
         out = super().violations()
+        if not self.table_min <= self.pot_amount <= self.table_max:
+            out.append(
+                f"pot_bet={self.pot_amount}: Art.8 has the dealer keep pot bets within the table's limits "
+                f"({self.table_min} to {self.table_max})"
+            )
         unknown = set(self.bonus_paytable) - set(SHOWDOWN_PAYTABLE) - {"royal_flush"}
         if unknown:
             out.append(f"bonus_paytable names unknown hands: {sorted(unknown)}")
