@@ -209,3 +209,14 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
         at, message = min(problems, key=lambda p: p[0])
         raise BadBet(message, at=at)
     return [boxes[s] for s in sorted(boxes)] if len(boxes) > 1 else list(boxes.values())
+
+
+def round_settled(staked: dict[str, int], paid: dict[str, int], commission: int) -> dict[str, object]:
+    """The round's closing record, the same for every game: each bettor's staked, paid and net, and the
+    house's net (minus the players' nets, so money is conserved by construction) and commission."""
+    players = {p: {"staked": s, "paid": paid.get(p, 0), "net": paid.get(p, 0) - s} for p, s in staked.items()}
+    return {
+        "type": "round_settled",
+        "players": players,
+        "house": {"net": -sum(v["net"] for v in players.values()), "commission": commission},
+    }

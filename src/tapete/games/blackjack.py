@@ -23,7 +23,7 @@ from tapete.memo import memo
 from tapete.money import EVEN, THREE_TO_TWO, TWO_TO_ONE, Ratio, winnings
 from tapete.rules.blackjack import BlackjackRules
 from tapete.shoe import CardSource
-from tapete.table import BetSpec, Box
+from tapete.table import BetSpec, Box, round_settled
 
 Event = dict[str, Any]
 
@@ -699,16 +699,7 @@ class BlackjackRound:
                     self._settle_hand(box, i, "lose", None)
 
     def _closing_event(self) -> Event:
-        players = {
-            p: {"staked": s, "paid": self.paid.get(p, 0), "net": self.paid.get(p, 0) - s}
-            for p, s in self.staked.items()
-        }
-        house = -sum(v["net"] for v in players.values())
-        return {
-            "type": "round_settled",
-            "players": players,
-            "house": {"net": house, "commission": self.commission},
-        }
+        return round_settled(self.staked, self.paid, self.commission)
 
     # ------------------------------------------------------------------ what people see
     def result(self) -> dict[str, Any]:

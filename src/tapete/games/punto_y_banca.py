@@ -22,7 +22,7 @@ from tapete.memo import memo
 from tapete.money import EVEN, Ratio, winnings
 from tapete.rules.punto_y_banca import PuntoYBancaRules
 from tapete.shoe import CardSource
-from tapete.table import BetSpec, Box
+from tapete.table import BetSpec, Box, round_settled
 
 Event = dict[str, Any]
 Side = Literal["punto", "banca"]
@@ -355,16 +355,7 @@ class PuntoYBancaRound:
         self._emit(ev)
 
     def _closing_event(self) -> Event:
-        players = {
-            p: {"staked": s, "paid": self.paid.get(p, 0), "net": self.paid.get(p, 0) - s}
-            for p, s in self.staked.items()
-        }
-        house = -sum(v["net"] for v in players.values())
-        return {
-            "type": "round_settled",
-            "players": players,
-            "house": {"net": house, "commission": self.commission},
-        }
+        return round_settled(self.staked, self.paid, self.commission)
 
     # ------------------------------------------------------------------ what people see
     def _side(self, cards: Sequence[Card]) -> dict[str, Any]:

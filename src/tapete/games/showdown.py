@@ -28,7 +28,7 @@ from tapete.money import Ratio, format_money, share, winnings
 from tapete.poker import JACK, POKER_RANK, Category, category, describe, significant_ranks, strength_of_ranks
 from tapete.rules.showdown import SHOWDOWN_PAYTABLE, ShowdownRules
 from tapete.shoe import CardSource
-from tapete.table import BetSpec, Box
+from tapete.table import BetSpec, Box, round_settled
 
 Event = dict[str, Any]
 
@@ -711,16 +711,7 @@ class ShowdownRound:
             self._settle(s, "pot", s.pot, s.pot_outcome, s.pot_paid)
 
     def _closing_event(self) -> Event:
-        players = {
-            p: {"staked": v, "paid": self.paid.get(p, 0), "net": self.paid.get(p, 0) - v}
-            for p, v in self.staked.items()
-        }
-        house = -sum(v["net"] for v in players.values())
-        return {
-            "type": "round_settled",
-            "players": players,
-            "house": {"net": house, "commission": self.commission},
-        }
+        return round_settled(self.staked, self.paid, self.commission)
 
     # ------------------------------------------------------------------ what people see
     def _seat_result(self, s: SeatState) -> dict[str, Any]:
