@@ -9,6 +9,7 @@ import subprocess
 import sys
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -22,38 +23,12 @@ from tapete.play import PlayRefused, load_settings_file, run_play
 from tapete.play.common import Script, card_plain
 from tapete.session import TableSession
 from tapete.shoe import SeededRandom, StackedSource
+from tests.play_helpers import flat, play_game
 
 
-def flat(text: str) -> str:
-    """The transcript with line wrapping undone (Rich wraps long prompts at the console width)."""
-    return re.sub(r"\s+", " ", text)
-
-
-def play(
-    cards: str,
-    answers: list[str],
-    *,
-    seats: int = 1,
-    lang: str = "es",
-    rounds: int = 1,
-    **kwargs: object,
-) -> tuple[str, Script]:
-    """Play `rounds` rounds on a dealer-entered stacked shoe; return the transcript and the script."""
-    out = StringIO()
-    console = Console(file=out, width=100)
-    script = Script(console, answers)
-    source = StackedSource(parse_cards(cards.split()), 6, dealer_entered=True)
-    run_play(
-        "blackjack",
-        seats=seats,
-        lang=lang,
-        rounds=rounds,
-        console=console,
-        input_fn=script,
-        source=source,
-        **kwargs,  # type: ignore[arg-type]
-    )
-    return flat(out.getvalue()), script
+def play(cards: str, answers: list[str], **kwargs: Any) -> tuple[str, Script]:
+    """Play Black Jack rounds on a dealer-entered 6-deck stacked shoe; return transcript and script."""
+    return play_game("blackjack", cards, answers, decks=6, **kwargs)
 
 
 def before(text: str, marker: str) -> str:

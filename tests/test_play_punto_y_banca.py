@@ -7,17 +7,18 @@ from __future__ import annotations
 import re
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from typer.testing import CliRunner
 
-from tapete.cards import parse_cards
 from tapete.cli import app
 from tapete.log import iter_round_events, recall, verify_file
 from tapete.play import run_play
 from tapete.play.common import Script
 from tapete.session import TableSession
-from tapete.shoe import SeededRandom, StackedSource
+from tapete.shoe import SeededRandom
+from tests.play_helpers import flat, play_game
 
 # Punto Kc Qd = 0 draws 6s -> 6; Banca 2d 3h = 5 draws on a 6: 3d -> 8. Banca wins 8 to 6.
 BANCA_DRAWS_ON_SIX = "Kc 2d Qd 3h 6s 3d"
@@ -27,35 +28,9 @@ PUNTO_NATURAL = "4c Kd 4h 2s"
 TIE = "7c Kd Kc 7h"
 
 
-def flat(text: str) -> str:
-    """The transcript with Rich's line wrapping undone."""
-    return re.sub(r"\s+", " ", text)
-
-
-def play(
-    cards: str,
-    answers: list[str],
-    *,
-    seats: int = 2,
-    lang: str = "es",
-    rounds: int = 1,
-    log_file: Path | None = None,
-) -> tuple[str, Script]:
-    out = StringIO()
-    console = Console(file=out, width=100)
-    script = Script(console, answers)
-    source = StackedSource(parse_cards(cards.split()), 8, dealer_entered=True)
-    run_play(
-        "punto_y_banca",
-        seats=seats,
-        lang=lang,
-        rounds=rounds,
-        console=console,
-        input_fn=script,
-        source=source,
-        log_file=log_file,
-    )
-    return flat(out.getvalue()), script
+def play(cards: str, answers: list[str], **kwargs: Any) -> tuple[str, Script]:
+    """Play Punto y Banca rounds on a dealer-entered 8-deck stacked shoe (two zones by default)."""
+    return play_game("punto_y_banca", cards, answers, decks=8, **{"seats": 2, **kwargs})
 
 
 def test_art10_art11_round_in_spanish_with_reason_and_commission_rounding() -> None:

@@ -9,14 +9,12 @@ import json
 import random
 import re
 from fractions import Fraction
-from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rich.console import Console
 from typer.testing import CliRunner
 
 from tapete.cards import NAMES, parse_cards
@@ -34,7 +32,6 @@ from tapete.games.showdown import (
     house_rules_text,
 )
 from tapete.log import recall
-from tapete.play import run_play
 from tapete.play.common import Script
 from tapete.poker import evaluate5
 from tapete.rules import load_rules
@@ -43,6 +40,7 @@ from tapete.scenario import run, run_file
 from tapete.session import TableSession
 from tapete.shoe import SeededRandom, Shoe, StackedSource
 from tapete.table import RawBet, place_bets
+from tests.play_helpers import play_game
 
 
 # ------------------------------------------------------------------------------------------- helpers
@@ -781,36 +779,9 @@ def test_property_player_views_never_leak_hidden_cards(case: Any) -> None:
 EXAMPLE_CARDS = "Qs 9c 8d 2h Qh 5c Qd 3c Qc 4s"
 
 
-def flat(text: str) -> str:
-    """The transcript with Rich's line wrapping undone."""
-    return re.sub(r"\s+", " ", text)
-
-
-def play_table(
-    cards: str,
-    answers: list[str],
-    *,
-    seats: int = 2,
-    lang: str = "es",
-    rounds: int = 1,
-    session: TableSession | None = None,
-) -> tuple[str, Script]:
-    """Play on a dealer-entered stacked deck with a scripted person; return the transcript and script."""
-    out = StringIO()
-    console = Console(file=out, width=100)
-    script = Script(console, answers)
-    source = None if session else StackedSource(parse_cards(cards.split()), 1, dealer_entered=True)
-    run_play(
-        "showdown_poker",
-        seats=seats,
-        lang=lang,
-        rounds=rounds,
-        console=console,
-        input_fn=script,
-        source=source,
-        session=session,
-    )
-    return flat(out.getvalue()), script
+def play_table(cards: str, answers: list[str], **kwargs: Any) -> tuple[str, Script]:
+    """Play Showdown rounds on a dealer-entered one-deck stacked deck (two seats by default)."""
+    return play_game("showdown_poker", cards, answers, decks=1, **{"seats": 2, **kwargs})
 
 
 EXAMPLE_ANSWERS = ["10", "", "10", "", "", "9c 3c", "s", "s", "s", "n"]
