@@ -339,6 +339,39 @@ class TableFace:
             self.last_bet[seat] = amount
             return bets
 
+    def ask_optional_bet(
+        self,
+        seat: int,
+        spot: str,
+        bets: list[RawBet],
+        last: dict[Any, int],
+        key: Any,
+        prompt: Callable[[int], str],
+    ) -> int:
+        """An optional bet of `seat` on `spot` (Enter = the last answer kept in `last[key]`, 0 = none),
+        re-asked until the table accepts it with the `bets` before it. `prompt(last)` words the question."""
+        ctx, money = self.ctx, self.money
+        while True:
+            previous = last.get(key, 0)
+            answer = ask(ctx, prompt(previous))
+            if answer.casefold() in QUIT_WORDS:
+                raise Quit
+            if not answer:
+                amount = previous
+            else:
+                try:
+                    amount = money.parse(answer)
+                except TapeteError as exc:
+                    show_error(ctx, exc)
+                    continue
+            if amount:
+                refusal = self.check_bets([*bets, RawBet(seat, self.player(seat), spot, amount)])
+                if refusal is not None:
+                    show_error(ctx, refusal)
+                    continue
+            last[key] = amount
+            return amount
+
     def check_bets(self, bets: Sequence[RawBet]) -> TapeteError | None:
         """The table's verdict on some bets (None = accepted), from the same checks the round uses."""
         try:

@@ -10,20 +10,15 @@ from typing import Any
 from rich.markup import escape
 
 from tapete.cards import parse_card
-from tapete.errors import TapeteError
 from tapete.games.blackjack import DECLINE, INSURANCE, Action, Decision
 from tapete.games.majestic21 import SIDE_BETS, Majestic21Round, side_total
 from tapete.play.blackjack import BlackjackFace, View
 from tapete.play.common import (
-    QUIT_WORDS,
     PlayContext,
-    Quit,
     TableFace,
-    ask,
     ask_yes_no,
     card_markup,
     cards_markup,
-    show_error,
 )
 from tapete.table import RawBet
 
@@ -74,37 +69,20 @@ class Majestic21Face(BlackjackFace):
 
     def ask_side_bet(self, seat: int, spot: str, bets: list[RawBet]) -> int:
         """One side bet of `seat` (0 = none); refused amounts are said and asked again."""
-        ctx, money = self.ctx, self.money
         lo, hi = self.side_limits
-        while True:
-            last = self.last_side.get((seat, spot), 0)
-            prompt = ctx.text(
+
+        def prompt(last: int) -> str:
+            return self.ctx.text(
                 "m21.side_prompt" if last else "m21.side_prompt_none",
                 seat=self.seat_label(seat),
                 spot=self.tr(f"spot.{spot}"),
                 pays=self.tr(PAYS[spot]),
-                min=money.show(lo),
-                max=money.show(hi),
-                default=money.show(last),
+                min=self.money.show(lo),
+                max=self.money.show(hi),
+                default=self.money.show(last),
             )
-            answer = ask(ctx, prompt)
-            if answer.casefold() in QUIT_WORDS:
-                raise Quit
-            if not answer:
-                amount = last
-            else:
-                try:
-                    amount = money.parse(answer)
-                except TapeteError as exc:
-                    show_error(ctx, exc)
-                    continue
-            if amount:
-                refusal = self.check_bets([*bets, RawBet(seat, self.player(seat), spot, amount)])
-                if refusal is not None:
-                    show_error(ctx, refusal)
-                    continue
-            self.last_side[(seat, spot)] = amount
-            return amount
+
+        return self.ask_optional_bet(seat, spot, bets, self.last_side, (seat, spot), prompt)
 
     # -- the round ----------------------------------------------------------------------------------
     def play_round(self, rnd: Any) -> None:

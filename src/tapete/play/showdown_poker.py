@@ -30,10 +30,8 @@ from tapete.games.showdown import (
     house_rules_text,
 )
 from tapete.play.common import (
-    QUIT_WORDS,
     PayoutRow,
     PlayContext,
-    Quit,
     TableFace,
     ask,
     ask_yes_no,
@@ -134,35 +132,18 @@ class ShowdownFace(TableFace):
 
     def ask_bonus(self, seat: int, bets: list[RawBet]) -> int:
         """The optional bonus of `seat` (0 = none), re-asked until the table accepts it."""
-        ctx, money = self.ctx, self.money
         lo, hi = bonus_limits(self.rules)
-        while True:
-            last = self.last_bonus.get(seat, 0)
-            prompt = ctx.text(
+
+        def prompt(last: int) -> str:
+            return self.ctx.text(
                 "sd.bonus_prompt" if last else "sd.bonus_prompt_none",
                 seat=self.seat_label(seat),
-                min=money.show(lo),
-                max=money.show(hi),
-                default=money.show(last),
+                min=self.money.show(lo),
+                max=self.money.show(hi),
+                default=self.money.show(last),
             )
-            answer = ask(ctx, prompt)
-            if answer.casefold() in QUIT_WORDS:
-                raise Quit
-            if not answer:
-                amount = last
-            else:
-                try:
-                    amount = money.parse(answer)
-                except TapeteError as exc:
-                    show_error(ctx, exc)
-                    continue
-            if amount:
-                refusal = self.check_bets([*bets, RawBet(seat, self.player(seat), "bonus", amount)])
-                if refusal is not None:
-                    show_error(ctx, refusal)
-                    continue
-            self.last_bonus[seat] = amount
-            return amount
+
+        return self.ask_optional_bet(seat, "bonus", bets, self.last_bonus, seat, prompt)
 
     # -- the round ----------------------------------------------------------------------------------
     def play_round(self, rnd: Any) -> None:
