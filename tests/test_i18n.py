@@ -104,15 +104,15 @@ def test_bet_refusals_from_the_engine_are_said_fully_in_spanish_with_money() -> 
     low = _engine_refusal([RawBet(1, "ana", "main", 50)])
     assert (
         describe_error(low, es)
-        == "Apuesta rechazada: S/ 0.50 está por debajo del mínimo de la mesa (S/ 1.00)."
+        == "Apuesta rechazada: ana (apuesta): S/ 0.50 está por debajo del mínimo de la mesa (S/ 1.00)."
     )
-    assert describe_error(low, en) == "Bet refused: S/ 0.50 is below the table minimum (S/ 1.00)."
+    assert describe_error(low, en) == "Bet refused: ana (bet): S/ 0.50 is below the table minimum (S/ 1.00)."
     high = _engine_refusal([RawBet(1, "ana", "main", 100001)])
     assert (
         describe_error(high, es)
-        == "Apuesta rechazada: S/ 1,000.01 supera el máximo de la mesa (S/ 1,000.00)."
+        == "Apuesta rechazada: ana (apuesta): S/ 1,000.01 supera el máximo de la mesa (S/ 1,000.00)."
     )
-    assert describe_error(high, en, Money("USD")).startswith("Bet refused: US$ 1,000.01")
+    assert describe_error(high, en, Money("USD")).startswith("Bet refused: ana (bet): US$ 1,000.01")
 
 
 def _round(cards: str) -> BlackjackRound:
@@ -129,14 +129,14 @@ def test_decision_refusals_from_the_engine_are_said_fully() -> None:
     with pytest.raises(IllegalAction) as exc:
         rnd.apply(Action(1, "insurance", amount=501))
     assert describe_error(exc.value, es) == (
-        "Seguro rechazado: S/ 5.01 supera la mitad de la apuesta original (S/ 5.00)."
+        "Decisión no permitida: el seguro de S/ 5.01 supera la mitad de la apuesta original (S/ 5.00)."
     )
     rnd = _round("5s 9c 6h 7s 9d")
     rnd.apply(Action(1, "decline"))  # no retiro
     with pytest.raises(IllegalAction) as exc:
         rnd.apply(Action(1, "double", hand=0, amount=1001))
     assert describe_error(exc.value, Translator("en")) == (
-        "Double (incremento) refused: S/ 10.01 is more than the original bet (S/ 10.00)."
+        "Decision not allowed: double (incremento) of S/ 10.01 is more than the original bet (S/ 10.00)."
     )
 
 

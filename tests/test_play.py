@@ -107,7 +107,8 @@ def test_insurance_refused_over_half_then_paid_two_to_one() -> None:
     assert "Monto del seguro" in script.prompts[3]  # only the amount is asked again
     assert not any("Retiro" in p for p in script.prompts)
     assert "¿seguro? (paga 2 a 1, hasta la mitad de la apuesta: S/ 5.00)" in script.prompts[1]
-    assert "Seguro rechazado: S/ 6.00 supera la mitad de la apuesta original (S/ 5.00)." in text
+    refused = "Decisión no permitida: el seguro de S/ 6.00 supera la mitad de la apuesta original (S/ 5.00)."
+    assert refused in text
     assert "Asiento 1 (P1): seguro por S/ 5.00." in text
     assert "el dealer tiene Black Jack: seguro paga 2 a 1" in text
     assert "el dealer tiene Black Jack: solo pierde la apuesta original" in text
@@ -155,19 +156,19 @@ def test_dealer_blackjack_returns_the_double() -> None:
 def test_refused_bets_are_asked_again_and_change_nothing() -> None:
     answers = ["0.50", "abc", "12.505", "-3", "12,50", "2000", "12.50", "p"]
     text, script = play("Ts 9c 9h 7s 2d", answers)
-    assert "Apuesta rechazada: S/ 0.50 está por debajo del mínimo de la mesa (S/ 1.00)." in text
+    assert "Apuesta rechazada: P1 (apuesta): S/ 0.50 está por debajo del mínimo de la mesa (S/ 1.00)." in text
     assert "«abc» no es un monto" in text
     assert "«12.505» tiene más de 2 decimales" in text
     assert "«-3» es negativo" in text
     assert "escriba los decimales con punto" in text
-    assert "Apuesta rechazada: S/ 2,000.00 supera el máximo de la mesa (S/ 1,000.00)." in text
+    assert "Apuesta rechazada: P1 (apuesta): S/ 2,000.00 supera el máximo de la mesa (S/ 1,000.00)." in text
     assert sum("apuesta (S/ 1.00 a S/ 1,000.00)" in p for p in script.prompts) == 7
     assert "S/ 12.50" in text and "19 contra 18" in text
 
 
 def test_refused_bets_in_english() -> None:
     text, _ = play("Ts 9c 9h 7s 2d", ["0.5", "10", "s"], lang="en")
-    assert "Bet refused: S/ 0.50 is below the table minimum (S/ 1.00)." in text
+    assert "Bet refused: P1 (bet): S/ 0.50 is below the table minimum (S/ 1.00)." in text
 
 
 def test_enter_repeats_the_last_bet_zero_sits_out_and_q_quits() -> None:
@@ -255,13 +256,15 @@ def test_seven_seats_running_balances_match_the_log() -> None:
 def test_refusals_before_the_table_opens_are_said_in_the_persons_language(tmp_path: Path) -> None:
     with pytest.raises(PlayRefused) as exc:
         run_play("blackjack", seats=8, console=Console(file=StringIO()))
-    assert exc.value.message.startswith("Opción no válida: seats must be 1 to 7")
+    assert exc.value.message.startswith("Opción no válida: los asientos van de 1 a 7, no 8")
     bad = tmp_path / "rules.json"
     bad.write_text('{"decks": 2}')
     with pytest.raises(PlayRefused) as exc:
         run_play("blackjack", rules_file=bad, lang="en", console=Console(file=StringIO()))
     assert exc.value.code == "invalid_rules"
-    assert exc.value.message.startswith("The regulation does not allow these table settings:")
+    assert exc.value.message.startswith(
+        "Invalid table settings: decks=2: the regulation's pack is 4 to 8 decks"
+    )
     with pytest.raises(PlayRefused) as exc:
         run_play("blackjack", lang="fr", console=Console(file=StringIO()))
     assert exc.value.code == "bad_setting"
@@ -280,7 +283,8 @@ def test_settings_file_json_or_toml(tmp_path: Path) -> None:
     broken.write_text("{")
     with pytest.raises(PlayRefused) as exc:
         run_play("blackjack", rules_file=broken, console=Console(file=StringIO()))
-    assert exc.value.message.startswith("Archivo no válido:")
+    assert exc.value.message.startswith("Archivo no válido: ")
+    assert "no es JSON válido (línea 1, columna 2)" in exc.value.message
 
 
 def test_currency_setting_shows_amounts_in_that_currency() -> None:
@@ -333,7 +337,7 @@ def test_command_english_by_env_and_refusal_exit_code() -> None:
     assert "Mesa de Black Jack" in spanish.output  # --lang wins over the environment
     bad = runner.invoke(app, ["play", "blackjack", "--seats", "9"], env={"TAPETE_LANG": ""})
     assert bad.exit_code == 2
-    assert "Opción no válida: seats must be 1 to 7, not 9" in bad.output
+    assert "Opción no válida: los asientos van de 1 a 7, no 9" in bad.output
 
 
 def test_a_person_answering_at_random_never_breaks_the_table() -> None:
@@ -397,4 +401,4 @@ def test_a_dealer_entered_shoe_running_out_stops_the_table_with_a_spanish_messag
     with pytest.raises(PlayRefused) as exc:
         play("Ts 9c 6h 7s", ["10", "n", "c"])  # a hit needs a fifth card
     assert exc.value.code == "bad_cards"
-    assert exc.value.message.startswith("Problema con las cartas: the shoe ran out")
+    assert exc.value.message.startswith("Problema con las cartas: se acabaron las cartas")

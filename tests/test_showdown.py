@@ -838,7 +838,7 @@ def test_play_refused_answers_are_asked_again() -> None:
     answers = ["10", "5000", "2", "10", "", "Kc", "zz", "1 3", "", "", "", ""]
     text, script = play_table("Qs 9c 8d 2h Qh 5c Qd 3c Kc 4s", answers)
     assert "supera el máximo" in text  # the bonus of S/ 5,000 is refused, then S/ 2 accepted
-    assert "Decisión no permitida: seat 1 does not hold Kc" in text
+    assert "Decisión no permitida: el asiento 1 no tiene Kc" in text
     assert "No se entiende «zz»" in text
     assert "Asiento 1 (P1): sus cartas ahora K♣ 2♥ 4♠" in text  # positions 1 and 3: Qs and Qd given up
     assert sum("Cambia cartas" in p for p in script.prompts) == 4

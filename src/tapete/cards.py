@@ -44,7 +44,11 @@ def parse_card(text: object) -> Card:
         card = _BY_NAME.get(_normal(text))
         if card is not None:
             return card
-    raise BadCards(f"unknown card {text!r}: write rank (A 2-9 T J Q K) then suit (s h d c), e.g. 'As', 'Td'")
+    raise BadCards(
+        f"unknown card {text!r}: write rank (A 2-9 T J Q K) then suit (s h d c), e.g. 'As', 'Td'",
+        key="err.cards.unknown",
+        card=text,
+    )
 
 
 def parse_cards(texts: Iterable[object]) -> list[Card]:
@@ -54,7 +58,7 @@ def parse_cards(texts: Iterable[object]) -> list[Card]:
         try:
             out.append(parse_card(text))
         except BadCards as exc:
-            raise BadCards(exc.message, at=i) from None
+            raise BadCards(exc.message, at=i, key=exc.key, **exc.params) from None
     return out
 
 
@@ -76,7 +80,7 @@ def deck() -> list[Card]:
 def pack(decks: int) -> list[Card]:
     """A pack (*paquete*) of `decks` complete decks in factory order."""
     if decks < 1:
-        raise BadCards(f"a pack needs at least one deck, got {decks}")
+        raise BadCards(f"a pack needs at least one deck, got {decks}", key="err.cards.no_deck", decks=decks)
     return [c for _ in range(decks) for c in range(DECK_SIZE)]
 
 
@@ -87,6 +91,10 @@ def _count(seen: Counter[Card], card: Card, decks: int, at: int) -> None:
         raise BadCards(
             f"card {NAMES[card]} appears {seen[card]} times but a pack of {decks} deck(s) holds only {decks}",
             at=at,
+            key="err.cards.too_many",
+            card=NAMES[card],
+            count=seen[card],
+            decks=decks,
         )
 
 
@@ -99,7 +107,7 @@ def parse_shoe(texts: Sequence[object], decks: int) -> list[Card]:
         try:
             card = parse_card(text)
         except BadCards as exc:
-            raise BadCards(exc.message, at=i) from None
+            raise BadCards(exc.message, at=i, key=exc.key, **exc.params) from None
         _count(seen, card, decks, i)
         out.append(card)
     return out
@@ -135,14 +143,30 @@ def inspect_pack(texts: Sequence[str], decks: int) -> Inspection:
             cards.append(parse_card(text))
         except BadCards:
             raise BadCards(
-                f"foreign card {text!r} at position {i}: not part of an English deck", at=i
+                f"foreign card {text!r} at position {i}: not part of an English deck",
+                at=i,
+                key="err.cards.foreign",
+                card=text,
+                position=i,
             ) from None
     counts = Counter(cards)
     for c in range(DECK_SIZE):
         have = counts.get(c, 0)
         if have < decks:
-            raise BadCards(f"incomplete pack: {NAMES[c]} appears {have} time(s), {decks} expected")
+            raise BadCards(
+                f"incomplete pack: {NAMES[c]} appears {have} time(s), {decks} expected",
+                key="err.cards.incomplete",
+                card=NAMES[c],
+                count=have,
+                decks=decks,
+            )
         if have > decks:
-            raise BadCards(f"extra card: {NAMES[c]} appears {have} time(s), {decks} expected")
+            raise BadCards(
+                f"extra card: {NAMES[c]} appears {have} time(s), {decks} expected",
+                key="err.cards.extra",
+                card=NAMES[c],
+                count=have,
+                decks=decks,
+            )
     notes = (f"{jokers} joker(s) removed before first use",) if jokers else ()
     return Inspection(cards=tuple(cards), jokers_removed=jokers, decks=decks, notes=notes)

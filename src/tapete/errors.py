@@ -7,19 +7,45 @@ in one place (`tapete.cli`, `tapete.server`).
 
 from __future__ import annotations
 
+import errno
+import re
 from typing import Any
 
 
+class Msg(str):
+    """An English text that also carries its message id and parameters, so a person can be told it in
+    their language (`tapete.i18n` renders ``key`` from the catalogs); the string itself stays the
+    machine-facing English. Used where a message is built before it is raised (rules violations)."""
+
+    key: str
+    params: dict[str, Any]
+
+    def __new__(cls, text: str, key: str, /, **params: Any) -> Msg:
+        self = super().__new__(cls, text)
+        self.key = key
+        self.params = params
+        return self
+
+
 class TapeteError(Exception):
-    """Base of every error a person or a tool may see; `code` is machine-facing, `message` human."""
+    """Base of every error a person or a tool may see; `code` is machine-facing, `message` English.
+
+    `key` (a message id of the locale catalogs) and `params` let a person read the same message in
+    their language: the raise site gives both next to the English text, so each message has one place.
+    A `Msg` given as the message brings its own key and params.
+    """
 
     code = "error"
 
-    def __init__(self, message: str, at: int | None = None, **details: Any) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str, at: int | None = None, *, key: str | None = None, **params: Any) -> None:
+        super().__init__(str(message))
+        if key is None and isinstance(message, Msg):
+            key, params = message.key, {**message.params, **params}
+        self.message = str(message)
         self.at = at
-        self.details = details
+        self.key = key
+        self.params = params
+        self.details = params  # the older name of `params`
 
     def to_json(self) -> dict[str, Any]:
         """The error object of the scenario contract: {"error": {"code", "message", "at"?}}."""
@@ -27,6 +53,18 @@ class TapeteError(Exception):
         if self.at is not None:
             body["at"] = self.at
         return {"error": body}
+
+
+def file_problem(exc: BaseException) -> dict[str, Any]:
+    """Params that say where a JSON/TOML parser stopped (``line``, ``column``; 0 when unknown) or why a
+    file could not be read (``reason``: the errno name, e.g. ``ENOENT``), for a person's message."""
+    if isinstance(exc, OSError):
+        return {"reason": errno.errorcode.get(exc.errno or 0, "EIO")}
+    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+    if line is None:  # tomllib (3.11) says it only in the text: "... (at line 3, column 7)"
+        m = re.search(r"at line (\d+), column (\d+)", str(exc))
+        line, column = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+    return {"line": line, "column": column}
 
 
 class BadFile(TapeteError):

@@ -23,7 +23,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from tapete.errors import TapeteError
+from tapete.errors import Msg, TapeteError
 from tapete.money import CURRENCIES, Amount, format_money
 
 LANGUAGES = ("es", "en")
@@ -44,9 +44,7 @@ class BadAmount(TapeteError):
     code = "bad_amount"
 
     def __init__(self, message: str, key: str, **params: Any) -> None:
-        super().__init__(message)
-        self.key = key
-        self.params = params
+        super().__init__(message, key=key, **params)
 
 
 # ---------------------------------------------------------------------------------------------- catalogs
@@ -92,7 +90,11 @@ def resolve_lang(lang: str | None = None, env: Mapping[str, str] | None = None) 
     chosen = (lang or environ.get(LANG_ENV) or DEFAULT_LANG).strip().lower()
     chosen = chosen.split("_")[0].split(".")[0]  # accept es_PE.UTF-8 style values
     if chosen not in LANGUAGES:
-        raise BadSetting(f"unknown language {lang or environ.get(LANG_ENV)!r}; languages: es, en")
+        raise BadSetting(
+            f"unknown language {lang or environ.get(LANG_ENV)!r}; languages: es, en",
+            key="err.setting.language",
+            lang=lang or environ.get(LANG_ENV),
+        )
     return chosen
 
 
@@ -123,71 +125,65 @@ class Translator:
 
 
 # ---------------------------------------------------------------------------------------------- errors
-@dataclass(frozen=True)
-class ErrorPattern:
-    """An engine message (English, with a `code`) we know how to say fully in every language.
-    `amounts` are the named groups that hold money in the table's unit (shown as money)."""
-
-    code: str
-    regex: re.Pattern[str]
-    key: str
-    amounts: tuple[str, ...] = ()
+#: format specs a catalog template may give a placeholder: ``{amount:money}`` shows an amount of the
+#: table's unit as money; ``{spot:spot}``, ``{action:action}``, ``{game:game}``, ``{reason:reason}``,
+#: ``{kind:source}`` say a machine name (a bet spot, an action or decision, a game, an errno name, a card
+#: source) in the language through the ids ``spot.NAME`` / ``act.NAME`` / ``game.NAME`` / ``oserror.NAME``
+#: / ``source.NAME`` (the name itself when there is none).
+NAME_SPECS = {"spot": "spot", "action": "act", "game": "game", "reason": "oserror", "source": "source"}
+MONEY_SPEC = "money"
 
 
-_PATTERNS: tuple[ErrorPattern, ...] = (
-    ErrorPattern(
-        "bad_bet",
-        re.compile(
-            r"^(?P<player>.+)'s (?P<spot>\w+) of (?P<amount>\d+) is below the minimum (?P<limit>\d+)$"
-        ),
-        "error.bet_below_min",
-        ("amount", "limit"),
-    ),
-    ErrorPattern(
-        "bad_bet",
-        re.compile(r"^(?P<player>.+)'s (?P<spot>\w+) of (?P<amount>\d+) is above the limit (?P<limit>\d+)$"),
-        "error.bet_above_max",
-        ("amount", "limit"),
-    ),
-    ErrorPattern(
-        "illegal_action",
-        re.compile(r"^double of (?P<amount>\d+) is more than the original bet \((?P<limit>\d+)\)$"),
-        "error.double_above_max",
-        ("amount", "limit"),
-    ),
-    ErrorPattern(
-        "illegal_action",
-        re.compile(r"^insurance of (?P<amount>\d+) is more than half the original bet \((?P<limit>\d+)\)$"),
-        "error.insurance_above_max",
-        ("amount", "limit"),
-    ),
-)
+class _Renderer(string.Formatter):
+    """Fills a catalog template: amounts as money, machine names in the language, a nested message
+    (Msg or TapeteError with a key) rendered in turn, and a list joined (``; `` for messages)."""
+
+    def __init__(self, tr: Translator, money: Money) -> None:
+        self.tr, self.money = tr, money
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if isinstance(value, Msg | TapeteError):
+            return self.body(value)
+        if isinstance(value, list | tuple):
+            sep = "; " if any(isinstance(v, Msg | TapeteError) for v in value) else ", "
+            return sep.join(self.format_field(v, format_spec) for v in value)
+        if format_spec == MONEY_SPEC and isinstance(value, int) and not isinstance(value, bool):
+            return self.money.show(value)
+        if format_spec in NAME_SPECS:
+            key = f"{NAME_SPECS[format_spec]}.{value}"
+            return self.tr(key) if self.tr.has(key) else str(value)
+        if format_spec == MONEY_SPEC:
+            return str(value)  # not an amount (a malformed entry): shown as given
+        return str(super().format_field(value, format_spec))
+
+    def body(self, err: Msg | TapeteError) -> str:
+        """The message of `err` in the language, or its English text when it has no (known) key."""
+        key = err.key
+        template = self.tr.messages.get(key) if key else None
+        if template is None:
+            return err.message if isinstance(err, TapeteError) else str(err)
+        try:
+            return self.vformat(template, (), err.params)
+        except (KeyError, IndexError, ValueError, AttributeError):
+            return err.message if isinstance(err, TapeteError) else str(err)
 
 
 def describe_error(exc: BaseException, tr: Translator, money: Money | None = None) -> str:
     """Say an error to a person in `tr`'s language.
 
-    A BadAmount (typed money) is said fully from its message id. An engine error whose message matches
-    a known pattern is said fully too, amounts as money. Any other TapeteError gets the language's lead-in
-    for its `code` followed by the engine's (English) message; anything else, a generic lead-in.
+    A BadAmount (typed money) is said from its message id alone. Any other TapeteError gets the
+    language's lead-in for its `code` then its message, rendered from its `key` and `params` (amounts as
+    money) -- or, for an error raised without a key, the engine's English message. Anything else gets a
+    generic lead-in.
     """
     money = money or Money()
     if isinstance(exc, BadAmount):
-        return tr(exc.key, **exc.params)
+        return tr(exc.key or "error.other", **exc.params)
     if isinstance(exc, TapeteError):
-        for pattern in _PATTERNS:
-            if pattern.code != exc.code:
-                continue
-            m = pattern.regex.match(exc.message)
-            if m is not None:
-                params: dict[str, Any] = dict(m.groupdict())
-                for name in pattern.amounts:
-                    params[name] = money.show(int(params[name]))
-                return tr(pattern.key, **params)
         lead = f"error.{exc.code}"
         if not tr.has(lead):
             lead = "error.other"
-        return tr(lead, message=exc.message)
+        return tr(lead, message=_Renderer(tr, money).body(exc))
     return tr("error.other", message=str(exc))
 
 
@@ -205,7 +201,12 @@ class Money:
 
     def __post_init__(self) -> None:
         if self.currency not in CURRENCIES:
-            raise BadSetting(f"unknown currency {self.currency!r}; currencies: {', '.join(CURRENCIES)}")
+            raise BadSetting(
+                f"unknown currency {self.currency!r}; currencies: {', '.join(CURRENCIES)}",
+                key="err.setting.currency",
+                currency=self.currency,
+                currencies=list(CURRENCIES),
+            )
 
     @property
     def decimals(self) -> int:

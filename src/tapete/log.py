@@ -46,7 +46,13 @@ class EventLog:
         if self.path is not None and self.path.exists():
             report = verify_lines(self.path.read_text(encoding="utf-8").splitlines())
             if not report.ok:
-                raise BadFile(f"{self.path}: {report.message}", at=report.first_bad)
+                raise BadFile(
+                    f"{self.path}: {report.message}",
+                    at=report.first_bad,
+                    key="err.file.log_chain",
+                    path=str(self.path),
+                    record=report.first_bad,
+                )
             self.records = report.records
             self.head = self.records[-1]["hash"] if self.records else GENESIS
 
@@ -148,7 +154,7 @@ def verify_file(path: str | Path) -> VerifyReport:
 def _bets_and_cards(events: list[Event]) -> tuple[str, dict[str, Any], list[RawBet], list[int]]:
     start = events[0]
     if start.get("type") != "round_started":
-        raise BadFile("a round's first event must be round_started")
+        raise BadFile("a round's first event must be round_started", key="err.file.log_round_start")
     bets: list[RawBet] = []
     cards: list[int] = []
     closed = False

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from tapete.errors import Msg
+
 Amount = int
 
 
@@ -52,9 +54,15 @@ def share(amount: Amount, num: int, den: int) -> tuple[Amount, Fraction]:
 def check_amount(value: object) -> Amount:
     """Return `value` if it is a positive integer amount, else raise ValueError saying why."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"amount {value!r} is not a whole number of the table's money unit")
+        raise ValueError(
+            Msg(
+                f"amount {value!r} is not a whole number of the table's money unit",
+                "err.amount.not_whole",
+                amount=value,
+            )
+        )
     if value <= 0:
-        raise ValueError(f"amount {value} must be positive")
+        raise ValueError(Msg(f"amount {value} must be positive", "err.amount.not_positive", amount=value))
     return value
 
 

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from tapete.cards import parse_shoe
-from tapete.errors import BadBet, BadCards, BadFile, IllegalAction, TapeteError
+from tapete.errors import BadBet, BadCards, BadFile, IllegalAction, TapeteError, file_problem
 from tapete.games import GAMES, round_class
 from tapete.rules import load_rules
 from tapete.shoe import StackedSource
@@ -23,30 +23,50 @@ TOP_KEYS = {"game", "rules", "cards", "bets", "actions"}
 def _shape(data: Any) -> None:
     """bad_file unless the document has the contract's shape."""
     if not isinstance(data, dict):
-        raise BadFile("a scenario is a JSON object with game, rules, cards, bets and actions")
+        raise BadFile(
+            "a scenario is a JSON object with game, rules, cards, bets and actions", key="err.file.scenario"
+        )
     unknown = set(data) - TOP_KEYS
     if unknown:
-        raise BadFile(f"unknown top-level key(s): {', '.join(sorted(unknown))}")
+        raise BadFile(
+            f"unknown top-level key(s): {', '.join(sorted(unknown))}",
+            key="err.file.top_keys",
+            keys=sorted(unknown),
+        )
     game = data.get("game")
     if game not in GAMES:
-        raise BadFile(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+        raise BadFile(
+            f"unknown game {game!r}; games: {', '.join(GAMES)}",
+            key="err.file.game",
+            game=game,
+            games=list(GAMES),
+        )
     if "rules" in data and not isinstance(data["rules"], dict):
-        raise BadFile("rules must be an object of settings")
+        raise BadFile("rules must be an object of settings", key="err.file.rules_object")
     for key in ("cards", "bets"):
         if not isinstance(data.get(key), list):
-            raise BadFile(f"{key} must be a list")
+            raise BadFile(f"{key} must be a list", key="err.file.list", name=key)
     if not isinstance(data.get("actions", []), list):
-        raise BadFile("actions must be a list")
+        raise BadFile("actions must be a list", key="err.file.list", name="actions")
     for i, bet in enumerate(data["bets"]):
         if not isinstance(bet, dict) or not {"seat", "player", "spot", "amount"} <= set(bet):
-            raise BadFile(f"bet {i} must be an object with seat, player, spot and amount", at=i)
+            raise BadFile(
+                f"bet {i} must be an object with seat, player, spot and amount",
+                at=i,
+                key="err.file.bet",
+                index=i,
+            )
     for i, entry in enumerate(data.get("actions", [])):
         if not isinstance(entry, dict) or "seat" not in entry or "action" not in entry:
-            raise BadFile(f"action {i} must be an object with seat and action", at=i)
+            raise BadFile(
+                f"action {i} must be an object with seat and action", at=i, key="err.file.action", index=i
+            )
         if isinstance(entry["seat"], bool) or not isinstance(entry["seat"], int):
-            raise BadFile(f"action {i}: seat must be a whole number", at=i)
+            raise BadFile(
+                f"action {i}: seat must be a whole number", at=i, key="err.file.action_seat", index=i
+            )
         if not isinstance(entry["action"], str):
-            raise BadFile(f"action {i}: action must be a string", at=i)
+            raise BadFile(f"action {i}: action must be a string", at=i, key="err.file.action_name", index=i)
 
 
 def run(data: Any) -> dict[str, Any]:
@@ -63,14 +83,14 @@ def run(data: Any) -> dict[str, Any]:
         [RawBet(b["seat"], b["player"], b["spot"], b["amount"]) for b in data["bets"]], cls.bet_spec(rules)
     )
     if not boxes:
-        raise BadBet("no bets: a round needs at least one box in play", at=0)
+        raise BadBet("no bets: a round needs at least one box in play", at=0, key="err.bet.none")
     entries: list[dict[str, Any]] = data.get("actions", [])
 
     def action_at(i: int) -> Any:
         try:
             return cls.parse_action(entries[i])
         except IllegalAction as exc:
-            raise IllegalAction(exc.message, at=i) from None
+            raise IllegalAction(exc.message, at=i, key=exc.key, **exc.params) from None
 
     rnd = cls(rules, StackedSource(cards, rules.decks), boxes)
     i = 0
@@ -89,11 +109,16 @@ def run(data: Any) -> dict[str, Any]:
                 f"the round needs a decision from seat {decision.seat} ({', '.join(decision.legal)}) "
                 "and the actions list has no more entries",
                 at=len(entries),
+                key="err.action.missing",
+                seat=decision.seat,
+                legal=decision.legal,
             )
         _apply(rnd, action_at(i), i)
         i += 1
     if i < len(entries):
-        raise IllegalAction(f"action {i} is left over: the round ended before it", at=i)
+        raise IllegalAction(
+            f"action {i} is left over: the round ended before it", at=i, key="err.action.left_over", index=i
+        )
     out: dict[str, Any] = rnd.result()
     return out
 
@@ -102,7 +127,7 @@ def _apply(rnd: Any, action: Any, index: int) -> None:
     try:
         rnd.apply(action)
     except IllegalAction as exc:
-        raise IllegalAction(exc.message, at=index) from None
+        raise IllegalAction(exc.message, at=index, key=exc.key, **exc.params) from None
     except BadCards:
         raise
 
@@ -112,7 +137,7 @@ def run_text(text: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise BadFile(f"not valid JSON: {exc}") from None
+        raise BadFile(f"not valid JSON: {exc}", key="err.file.json", **file_problem(exc)) from None
     return run(data)
 
 

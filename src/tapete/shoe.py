@@ -115,7 +115,9 @@ class Shoe:
         if live and not isinstance(rng, SecureRandom):
             raise LiveTableRefused(
                 f"a live table shuffles only with the CSPRNG; a {rng.kind} generator is for simulation, "
-                "tests and replay"
+                "tests and replay",
+                key="err.live.rng",
+                kind=rng.kind,
             )
         self.decks = decks
         self.rng = rng
@@ -188,7 +190,7 @@ class Shoe:
         ``cut_card_out`` (Art.6)."""
         pos = self._pos
         if pos >= len(self._cards):
-            raise BadCards("the shoe ran out of cards", at=pos)
+            raise BadCards("the shoe ran out of cards", at=pos, key="err.cards.shoe_empty")
         card = self._cards[pos]
         self._pos = pos = pos + 1
         if pos > self._stop and not self.cut_card_out:
@@ -242,6 +244,8 @@ class StackedSource:
             raise BadCards(
                 f"the shoe ran out: the round needs more than the {len(self._cards)} cards given",
                 at=len(self._cards),
+                key="err.cards.stack_empty",
+                given=len(self._cards),
             )
         card = self._cards[self._pos]
         self._pos += 1
@@ -278,5 +282,7 @@ def check_live_source(source: CardSource, *, live: bool) -> None:
         return
     raise LiveTableRefused(
         f"a live table refuses a {source.kind} card source: seeded and stacked sources are for simulation, "
-        "tests and replay (a stacked source is allowed live only when declared as a dealer-entered shoe)"
+        "tests and replay (a stacked source is allowed live only when declared as a dealer-entered shoe)",
+        key="err.live.source",
+        kind=source.kind,
     )

@@ -219,15 +219,25 @@ class BlackjackRound:
         name = entry["action"]
         known = (*PLAY_ACTIONS, SURRENDER, INSURANCE, EVEN_MONEY)
         if name not in known:
-            raise IllegalAction(f"unknown action {name!r}; {cls.GAME} actions: {', '.join(known)}")
+            raise IllegalAction(
+                f"unknown action {name!r}; {cls.GAME} actions: {', '.join(known)}",
+                key="err.action.unknown",
+                action=name,
+                game=cls.GAME,
+                known=known,
+            )
         hand = entry.get("hand")
         if hand is not None and (isinstance(hand, bool) or not isinstance(hand, int) or hand < 0):
-            raise IllegalAction(f"hand {hand!r} is not a hand number")
+            raise IllegalAction(
+                f"hand {hand!r} is not a hand number", key="err.action.hand_number", hand=hand
+            )
         amount = entry.get("amount")
         if amount is not None and name not in ("double", INSURANCE):
-            raise IllegalAction(f"{name} takes no amount")
+            raise IllegalAction(f"{name} takes no amount", key="err.action.no_amount", action=name)
         if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int) or amount < 1):
-            raise IllegalAction(f"amount {amount!r} is not a positive whole amount")
+            raise IllegalAction(
+                f"amount {amount!r} is not a positive whole amount", key="err.action.amount", amount=amount
+            )
         return Action(seat=entry["seat"], action=name, hand=hand, amount=amount)
 
     @classmethod
@@ -469,39 +479,90 @@ class BlackjackRound:
         """Raise IllegalAction, saying why, unless `action` is legal now. Changes nothing."""
         d = self.pending
         if d is None:
-            raise IllegalAction(f"the round is over; seat {action.seat}'s {action.action} is left over")
+            raise IllegalAction(
+                f"the round is over; seat {action.seat}'s {action.action} is left over",
+                key="err.action.round_over",
+                seat=action.seat,
+                action=action.action,
+            )
         if action.seat != d.seat:
             raise IllegalAction(
-                f"seat {action.seat} cannot act now: the dealer is asking seat {d.seat} ({d.kind})"
+                f"seat {action.seat} cannot act now: the dealer is asking seat {d.seat} ({d.kind})",
+                key="err.action.out_of_turn",
+                seat=action.seat,
+                turn=d.seat,
+                kind=d.kind,
             )
         if action.action not in d.legal:
             raise IllegalAction(
-                f"{action.action} is not legal for seat {d.seat} now ({d.kind}); legal: {', '.join(d.legal)}"
+                f"{action.action} is not legal for seat {d.seat} now ({d.kind}); legal: {', '.join(d.legal)}",
+                key="err.action.not_legal",
+                action=action.action,
+                seat=d.seat,
+                kind=d.kind,
+                legal=d.legal,
             )
         if d.kind == PLAY or (d.kind == RESPLIT and action.action != DECLINE):
             box = self.boxes[self._bi]  # the box the cursor is on: the pending decision's
             if action.hand is None and len(box.hands) > 1:
-                raise IllegalAction(f"seat {d.seat} has {len(box.hands)} hands: name the hand (now {d.hand})")
+                raise IllegalAction(
+                    f"seat {d.seat} has {len(box.hands)} hands: name the hand (now {d.hand})",
+                    key="err.action.name_hand",
+                    seat=d.seat,
+                    hands=len(box.hands),
+                    hand=d.hand,
+                )
             if action.hand is not None and action.hand != d.hand:
-                raise IllegalAction(f"seat {d.seat}: hand {d.hand} is in play, not hand {action.hand}")
+                raise IllegalAction(
+                    f"seat {d.seat}: hand {d.hand} is in play, not hand {action.hand}",
+                    key="err.action.other_hand",
+                    seat=d.seat,
+                    hand=d.hand,
+                    named=action.hand,
+                )
         elif d.kind == RESPLIT:
             if action.hand not in (None, d.hand):
                 raise IllegalAction(
-                    f"seat {d.seat}: hand {d.hand} is offered the resplit, not hand {action.hand}"
+                    f"seat {d.seat}: hand {d.hand} is offered the resplit, not hand {action.hand}",
+                    key="err.action.resplit_hand",
+                    seat=d.seat,
+                    hand=d.hand,
+                    named=action.hand,
                 )
         elif action.hand not in (None, 0):
-            raise IllegalAction(f"{d.kind} is offered on the box, not on hand {action.hand}")
+            raise IllegalAction(
+                f"{d.kind} is offered on the box, not on hand {action.hand}",
+                key="err.action.box_offer",
+                kind=d.kind,
+                hand=action.hand,
+            )
         if action.amount is not None:
             if action.action not in ("double", INSURANCE):
-                raise IllegalAction(f"{action.action} takes no amount")
+                raise IllegalAction(
+                    f"{action.action} takes no amount", key="err.action.no_amount", action=action.action
+                )
             cap = d.max_amount or 0
             if isinstance(action.amount, bool) or not isinstance(action.amount, int) or action.amount < 1:
                 raise IllegalAction(
-                    f"{action.action} amount {action.amount!r} is not a positive whole amount"
+                    f"{action.action} amount {action.amount!r} is not a positive whole amount",
+                    key="err.action.action_amount",
+                    action=action.action,
+                    amount=action.amount,
                 )
             if action.amount > cap:
-                what = "half the original bet" if action.action == INSURANCE else "the original bet"
-                raise IllegalAction(f"{action.action} of {action.amount} is more than {what} ({cap})")
+                if action.action == INSURANCE:
+                    raise IllegalAction(
+                        f"{action.action} of {action.amount} is more than half the original bet ({cap})",
+                        key="err.action.insurance_above_half",
+                        amount=action.amount,
+                        limit=cap,
+                    )
+                raise IllegalAction(
+                    f"{action.action} of {action.amount} is more than the original bet ({cap})",
+                    key="err.action.double_above_bet",
+                    amount=action.amount,
+                    limit=cap,
+                )
 
     def can(self, action: Action) -> bool:
         """Whether `action` is legal now."""
@@ -609,7 +670,7 @@ class BlackjackRound:
         for box in self.boxes:
             if box.seat == seat:
                 return box
-        raise IllegalAction(f"seat {seat} has no box in this round")
+        raise IllegalAction(f"seat {seat} has no box in this round", key="err.action.no_box", seat=seat)
 
     def _settle_hand(
         self,

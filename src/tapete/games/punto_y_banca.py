@@ -146,9 +146,13 @@ class PuntoYBancaRound:
         if shoe_holder is None and seats:
             shoe_holder = seats[0]
         if not seats:
-            raise IllegalAction("no bets: a round needs at least one zone in play")
+            raise IllegalAction("no bets: a round needs at least one zone in play", key="err.pyb.no_bets")
         if shoe_holder not in seats:
-            raise IllegalAction(f"the shoe cannot go to zone {shoe_holder}: nobody plays that zone")
+            raise IllegalAction(
+                f"the shoe cannot go to zone {shoe_holder}: nobody plays that zone",
+                key="err.pyb.shoe_holder",
+                zone=shoe_holder,
+            )
         self.shoe_holder: int = shoe_holder
         self._play(boxes)
 
@@ -182,7 +186,9 @@ class PuntoYBancaRound:
     def parse_action(cls, entry: dict[str, Any]) -> Action:
         """Always IllegalAction: nobody decides anything in a Punto y Banca round (Art.10-11)."""
         raise IllegalAction(
-            f"Punto y Banca takes no decisions (the cards follow Art.11); got {entry.get('action')!r}"
+            f"Punto y Banca takes no decisions (the cards follow Art.11); got {entry.get('action')!r}",
+            key="err.pyb.no_decisions_got",
+            action=entry.get("action"),
         )
 
     @classmethod
@@ -199,7 +205,7 @@ class PuntoYBancaRound:
     @staticmethod
     def decline(decision: Decision) -> Action:
         """Never called: Punto y Banca makes no offers (IllegalAction if it is)."""
-        raise IllegalAction("Punto y Banca makes no offers")
+        raise IllegalAction("Punto y Banca makes no offers", key="err.pyb.no_offers")
 
     def legal(self) -> tuple[str, ...]:
         """Nothing is ever legal to decide: the round is played when built."""
@@ -207,7 +213,12 @@ class PuntoYBancaRound:
 
     def verify(self, action: Action) -> None:
         """Always IllegalAction: there is nothing to decide."""
-        raise IllegalAction(f"seat {action.seat}'s {action.action}: Punto y Banca takes no decisions")
+        raise IllegalAction(
+            f"seat {action.seat}'s {action.action}: Punto y Banca takes no decisions",
+            key="err.pyb.no_decisions",
+            seat=action.seat,
+            action=action.action,
+        )
 
     def can(self, action: Action) -> bool:
         """Always False."""

@@ -346,27 +346,45 @@ class ShowdownRound:
         name = entry["action"]
         known = (EXCHANGE, INCREMENT_1, INCREMENT_2)
         if name not in known:
-            raise IllegalAction(f"unknown action {name!r}; {cls.GAME} actions: {', '.join(known)}")
+            raise IllegalAction(
+                f"unknown action {name!r}; {cls.GAME} actions: {', '.join(known)}",
+                key="err.action.unknown",
+                action=name,
+                game=cls.GAME,
+                known=known,
+            )
         cards: tuple[Card, ...] | None = None
         if name == EXCHANGE:
             raw = entry.get("cards")
             if not isinstance(raw, list):
-                raise IllegalAction('exchange names the cards given up: "cards": [...] (Art.9.2)')
+                raise IllegalAction(
+                    'exchange names the cards given up: "cards": [...] (Art.9.2)', key="err.sd.exchange_cards"
+                )
             try:
                 cards = tuple(parse_card(c) for c in raw)
             except BadCards as exc:
-                raise IllegalAction(f"exchange: {exc.message}") from None
+                raise IllegalAction(
+                    f"exchange: {exc.message}", key="err.sd.exchange_bad_card", problem=exc
+                ) from None
         elif "cards" in entry:
-            raise IllegalAction(f"{name} takes no cards")
+            raise IllegalAction(f"{name} takes no cards", key="err.sd.no_cards", action=name)
         amount = entry.get("amount")
         if amount is not None:
             if name == EXCHANGE:
-                raise IllegalAction("exchange takes no amount")
+                raise IllegalAction("exchange takes no amount", key="err.action.no_amount", action=EXCHANGE)
             if isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
-                raise IllegalAction(f"amount {amount!r} is not a positive whole amount")
+                raise IllegalAction(
+                    f"amount {amount!r} is not a positive whole amount",
+                    key="err.action.amount",
+                    amount=amount,
+                )
         hand = entry.get("hand")
         if hand not in (None, 0):
-            raise IllegalAction(f"a Showdown position has one hand; hand {hand!r} does not exist")
+            raise IllegalAction(
+                f"a Showdown position has one hand; hand {hand!r} does not exist",
+                key="err.sd.one_hand",
+                hand=hand,
+            )
         return Action(seat=entry["seat"], action=name, cards=cards, amount=amount)
 
     @classmethod
@@ -492,45 +510,85 @@ class ShowdownRound:
         """Raise IllegalAction, saying why, unless `action` is legal now. Changes nothing."""
         d = self.pending
         if d is None:
-            raise IllegalAction(f"the round is over; seat {action.seat}'s {action.action} is left over")
+            raise IllegalAction(
+                f"the round is over; seat {action.seat}'s {action.action} is left over",
+                key="err.action.round_over",
+                seat=action.seat,
+                action=action.action,
+            )
         if action.seat != d.seat:
             raise IllegalAction(
-                f"seat {action.seat} cannot act now: the dealer is asking seat {d.seat} ({d.kind})"
+                f"seat {action.seat} cannot act now: the dealer is asking seat {d.seat} ({d.kind})",
+                key="err.action.out_of_turn",
+                seat=action.seat,
+                turn=d.seat,
+                kind=d.kind,
             )
         if action.action not in d.legal:
-            why = ""
             if action.action == INCREMENT_2 and d.kind == INCREMENT_1:
-                why = " (Art.9.4: increment Nº2 only after increment Nº1)"
+                raise IllegalAction(
+                    f"{action.action} is not legal for seat {d.seat} now ({d.kind}); "
+                    f"legal: {', '.join(d.legal)} (Art.9.4: increment Nº2 only after increment Nº1)",
+                    key="err.sd.increment_2_first",
+                    seat=d.seat,
+                    legal=d.legal,
+                )
             raise IllegalAction(
-                f"{action.action} is not legal for seat {d.seat} now ({d.kind}); "
-                f"legal: {', '.join(d.legal)}{why}"
+                f"{action.action} is not legal for seat {d.seat} now ({d.kind}); legal: {', '.join(d.legal)}",
+                key="err.action.not_legal",
+                action=action.action,
+                seat=d.seat,
+                kind=d.kind,
+                legal=d.legal,
             )
         if action.action == EXCHANGE:
             cards = action.cards
             if cards is None:
-                raise IllegalAction('exchange names the cards given up: "cards": [...] (Art.9.2)')
+                raise IllegalAction(
+                    'exchange names the cards given up: "cards": [...] (Art.9.2)', key="err.sd.exchange_cards"
+                )
             if len(cards) > d.max_cards:
                 raise IllegalAction(
-                    f"seat {d.seat} may exchange at most {d.max_cards} card(s), not {len(cards)} (Art.9.2)"
+                    f"seat {d.seat} may exchange at most {d.max_cards} card(s), not {len(cards)} (Art.9.2)",
+                    key="err.sd.exchange_too_many",
+                    seat=d.seat,
+                    limit=d.max_cards,
+                    count=len(cards),
                 )
             if len(set(cards)) != len(cards):
-                raise IllegalAction(f"seat {d.seat} names a card twice in the exchange")
+                raise IllegalAction(
+                    f"seat {d.seat} names a card twice in the exchange",
+                    key="err.sd.exchange_twice",
+                    seat=d.seat,
+                )
             mine = self._seat(d.seat).cards
             for c in cards:
                 if c not in mine:
                     have = " ".join(NAMES[x] for x in mine)
                     raise IllegalAction(
-                        f"seat {d.seat} does not hold {NAMES[c]} (holds {have}): only his own cards"
+                        f"seat {d.seat} does not hold {NAMES[c]} (holds {have}): only his own cards",
+                        key="err.sd.exchange_foreign",
+                        seat=d.seat,
+                        card=NAMES[c],
+                        held=have,
                     )
         elif action.cards is not None:
-            raise IllegalAction(f"{action.action} takes no cards")
+            raise IllegalAction(
+                f"{action.action} takes no cards", key="err.sd.no_cards", action=action.action
+            )
         if action.amount is not None:
             if action.action not in (INCREMENT_1, INCREMENT_2):
-                raise IllegalAction(f"{action.action} takes no amount")
+                raise IllegalAction(
+                    f"{action.action} takes no amount", key="err.action.no_amount", action=action.action
+                )
             if action.amount != d.max_amount:
                 raise IllegalAction(
                     f"{action.action} of {action.amount}: an increment equals the bet "
-                    f"({d.max_amount}), Art.9.7"
+                    f"({d.max_amount}), Art.9.7",
+                    key="err.sd.increment_equals_bet",
+                    action=action.action,
+                    amount=action.amount,
+                    bet=d.max_amount,
                 )
 
     def can(self, action: Action) -> bool:
@@ -587,7 +645,9 @@ class ShowdownRound:
         for s in self.seats:
             if s.seat == seat:
                 return s
-        raise IllegalAction(f"seat {seat} has no position in this round")
+        raise IllegalAction(
+            f"seat {seat} has no position in this round", key="err.action.no_position", seat=seat
+        )
 
     # ------------------------------------------------------------------ settlement (Art.9.6-13, [A])
     def final_cards(self, s: SeatState) -> list[Card]:

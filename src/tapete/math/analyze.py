@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from tapete.errors import InvalidRules, TapeteError
+from tapete.errors import InvalidRules, TapeteError, file_problem
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
 
@@ -33,17 +33,28 @@ def read_settings(path: Path | None) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise InvalidRules(f"cannot read {path}: {exc.strerror}") from None
+        raise InvalidRules(
+            f"cannot read {path}: {exc.strerror}",
+            key="err.file.unreadable",
+            path=str(path),
+            **file_problem(exc),
+        ) from None
     try:
         data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
         raise InvalidRules(
-            f"{path} is not valid {'TOML' if path.suffix == '.toml' else 'JSON'}: {exc}"
+            f"{path} is not valid {'TOML' if path.suffix == '.toml' else 'JSON'}: {exc}",
+            key="err.file.syntax",
+            path=str(path),
+            format="TOML" if path.suffix == ".toml" else "JSON",
+            **file_problem(exc),
         ) from None
     if isinstance(data, dict) and isinstance(data.get("rules"), dict):
         data = data["rules"]  # a whole scenario file: take its rules
     if not isinstance(data, dict):
-        raise InvalidRules(f"{path} must hold an object of settings")
+        raise InvalidRules(
+            f"{path} must hold an object of settings", key="err.file.settings_object", path=str(path)
+        )
     return data
 
 
@@ -115,7 +126,11 @@ def _showdown(rules: CommonRules, progress: ProgressFn | None) -> dict[str, Any]
     from tapete.math.showdown import analyze_showdown
 
     if rules.decks != 1:
-        raise InvalidRules(f"decks={rules.decks}: the exact Showdown analysis covers the one-deck game")
+        raise InvalidRules(
+            f"decks={rules.decks}: the exact Showdown analysis covers the one-deck game",
+            key="err.analyze.showdown_decks",
+            decks=rules.decks,
+        )
 
     result = analyze_showdown(
         max_exchange=int(getattr(rules, "max_exchange", 3)),

@@ -15,7 +15,7 @@ from typing import Any
 
 from rich.console import Console
 
-from tapete.errors import BadFile, TapeteError
+from tapete.errors import BadFile, TapeteError, file_problem
 from tapete.i18n import BadSetting, Money, Translator, resolve_lang
 from tapete.play.common import InputFn, PlayContext, terminal_input
 from tapete.session import TableSession
@@ -48,18 +48,28 @@ def load_settings_file(path: str | Path | None) -> dict[str, Any] | None:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise BadFile(f"cannot read {p}: {exc.strerror}") from None
+        raise BadFile(
+            f"cannot read {p}: {exc.strerror}", key="err.file.unreadable", path=str(p), **file_problem(exc)
+        ) from None
     try:
         data: Any = tomllib.loads(text) if p.suffix.lower() == ".toml" else json.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
         raise BadFile(
-            f"{p} is not valid {'TOML' if p.suffix.lower() == '.toml' else 'JSON'}: {exc}"
+            f"{p} is not valid {'TOML' if p.suffix.lower() == '.toml' else 'JSON'}: {exc}",
+            key="err.file.syntax",
+            path=str(p),
+            format="TOML" if p.suffix.lower() == ".toml" else "JSON",
+            **file_problem(exc),
         ) from None
     if not isinstance(data, dict):
-        raise BadFile(f"{p} must hold an object of table settings")
+        raise BadFile(
+            f"{p} must hold an object of table settings", key="err.file.settings_object", path=str(p)
+        )
     rules = data.get("rules", data) if set(data) <= {"game", "rules"} else data
     if not isinstance(rules, dict):
-        raise BadFile(f"{p}: rules must be an object of settings")
+        raise BadFile(
+            f"{p}: rules must be an object of settings", key="err.file.rules_object_in", path=str(p)
+        )
     return rules
 
 
@@ -88,17 +98,38 @@ def run_play(
         tr = Translator(resolve_lang(lang))
         money = Money(currency.upper())
         if game not in FACES:
-            raise BadSetting(f"unknown game {game!r}; games: {', '.join(FACES)}")
+            raise BadSetting(
+                f"unknown game {game!r}; games: {', '.join(FACES)}",
+                key="err.setting.game",
+                game=game,
+                games=list(FACES),
+            )
         if isinstance(seats, bool) or not 1 <= seats <= MAX_SEATS:
-            raise BadSetting(f"seats must be 1 to {MAX_SEATS}, not {seats}")
+            raise BadSetting(
+                f"seats must be 1 to {MAX_SEATS}, not {seats}",
+                key="err.setting.seats",
+                seats=seats,
+                limit=MAX_SEATS,
+            )
         if rounds < 0:
-            raise BadSetting(f"rounds must be 0 (until you quit) or more, not {rounds}")
+            raise BadSetting(
+                f"rounds must be 0 (until you quit) or more, not {rounds}",
+                key="err.setting.rounds",
+                rounds=rounds,
+            )
         if players is not None and len(players) != seats:
-            raise BadSetting(f"{len(players)} player names for {seats} seats")
+            raise BadSetting(
+                f"{len(players)} player names for {seats} seats",
+                key="err.setting.players",
+                names=len(players),
+                seats=seats,
+            )
         try:
             face = importlib.import_module(FACES[game])
         except ModuleNotFoundError:
-            raise BadSetting(f"{game} has no terminal table yet") from None
+            raise BadSetting(
+                f"{game} has no terminal table yet", key="err.setting.no_face", game=game
+            ) from None
         if session is None:
             settings = load_settings_file(rules_file)
             session = TableSession(game, settings, live=True, log=log_file, source=source)

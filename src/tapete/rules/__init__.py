@@ -25,7 +25,12 @@ def load_rules(game: str, data: object = None, *, regulation: bool = True) -> Co
     try:
         model = RULES[game]
     except KeyError:
-        raise InvalidRules(f"unknown game {game!r}; games: {', '.join(RULES)}") from None
+        raise InvalidRules(
+            f"unknown game {game!r}; games: {', '.join(RULES)}",
+            key="err.file.game",
+            game=game,
+            games=list(RULES),
+        ) from None
     return model.load(data, regulation=regulation)
 
 

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from tapete.errors import Msg
 from tapete.rules.common import CommonRules, check_cut_card_depth
 
 
@@ -37,9 +38,11 @@ class BlackjackRules(CommonRules):
         if problem:
             out.append(problem)
         if self.burn < 1:
-            out.append("burn=0: Art.5g burns one or more cards before the first round")
+            out.append(
+                Msg("burn=0: Art.5g burns one or more cards before the first round", "err.rules.bj_burn")
+            )
         if not self.surrender:
-            out.append("surrender=false: Art.9 grants the retiro to every player")
+            out.append(Msg("surrender=false: Art.9 grants the retiro to every player", "err.rules.surrender"))
         return out
 
 
@@ -63,5 +66,12 @@ class Majestic21Rules(BlackjackRules):
         out = super().violations()
         lo, hi = self.side_limits
         if lo > hi:
-            out.append(f"side bet minimum {lo} is above its maximum {hi}")
+            out.append(
+                Msg(
+                    f"side bet minimum {lo} is above its maximum {hi}",
+                    "err.rules.side_limits",
+                    min=lo,
+                    max=hi,
+                )
+            )
         return out

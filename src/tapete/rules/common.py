@@ -5,6 +5,7 @@ regulation forbids; ``regulation=False`` (``tapete analyze`` what-ifs) accepts i
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar, Self
 
 from pydantic import (
@@ -16,7 +17,7 @@ from pydantic import (
     model_validator,
 )
 
-from tapete.errors import InvalidRules
+from tapete.errors import InvalidRules, Msg
 from tapete.memo import memo
 
 #: settings dicts by rules object (pydantic's private attributes are slow to read on every round)
@@ -42,7 +43,7 @@ class CommonRules(BaseModel):
         if ctx.get("regulation", True):
             problems = self.violations()
             if problems:
-                raise ValueError("; ".join(problems))
+                raise Violations(problems)
         return self
 
     def violations(self) -> list[str]:
@@ -50,9 +51,24 @@ class CommonRules(BaseModel):
         out: list[str] = []
         lo, hi = self.DECKS_RANGE
         if not lo <= self.decks <= hi:
-            out.append(f"decks={self.decks}: the regulation's pack is {lo} to {hi} decks")
+            out.append(
+                Msg(
+                    f"decks={self.decks}: the regulation's pack is {lo} to {hi} decks",
+                    "err.rules.decks",
+                    decks=self.decks,
+                    lo=lo,
+                    hi=hi,
+                )
+            )
         if self.table_min > self.table_max:
-            out.append(f"table_min={self.table_min} is above table_max={self.table_max}")
+            out.append(
+                Msg(
+                    f"table_min={self.table_min} is above table_max={self.table_max}",
+                    "err.rules.min_above_max",
+                    min=self.table_min,
+                    max=self.table_max,
+                )
+            )
         return out
 
     @property
@@ -72,31 +88,85 @@ class CommonRules(BaseModel):
         if data is None:
             data = {}
         if not isinstance(data, dict):
-            raise InvalidRules("rules must be a JSON object of settings")
+            raise InvalidRules("rules must be a JSON object of settings", key="err.rules.object")
         try:
             return cls.model_validate(data, context={"regulation": regulation})
         except ValidationError as exc:
-            raise InvalidRules(_describe(exc, cls.game)) from None
+            problems = _describe(exc, cls.game)
+            raise InvalidRules("; ".join(problems), key="err.rules.problems", problems=problems) from None
 
 
-def _describe(exc: ValidationError, game: str) -> str:
-    parts = []
+class Violations(ValueError):
+    """What the regulation forbids in a model's settings, kept as messages (each with its id) through
+    pydantic's validation so `load` can say them in a person's language."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+#: pydantic error types said in a person's language (message id per type; the bound's ctx name)
+_PYDANTIC_KEYS: dict[str, tuple[str, str | None]] = {
+    "int_type": ("err.rules.int", None),
+    "bool_type": ("err.rules.bool", None),
+    "string_type": ("err.rules.str", None),
+    "dict_type": ("err.rules.dict", None),
+    "greater_than": ("err.rules.gt", "gt"),
+    "greater_than_equal": ("err.rules.ge", "ge"),
+    "less_than": ("err.rules.lt", "lt"),
+    "less_than_equal": ("err.rules.le", "le"),
+    "literal_error": ("err.rules.literal", None),
+}
+
+
+def _describe(exc: ValidationError, game: str) -> list[Msg]:
+    """Each of pydantic's errors as a message (English text as before, with an id and params)."""
+    parts: list[Msg] = []
     for err in exc.errors():
         loc = ".".join(str(p) for p in err["loc"])
+        # the setting a person wrote: without pydantic's union member tags ("burn.int", "burn.literal[...]")
+        setting = ".".join(
+            str(p)
+            for p in err["loc"]
+            if p not in ("int", "none", "bool", "str") and not str(p).startswith("literal[")
+        )
+        ctx = err.get("ctx") or {}
         if err["type"] == "extra_forbidden":
-            parts.append(f"unknown setting {loc!r} for {game}")
+            parts.append(
+                Msg(
+                    f"unknown setting {loc!r} for {game}", "err.rules.unknown_setting", setting=loc, game=game
+                )
+            )
         elif loc:
-            parts.append(f"{loc}: {err['msg']}")
+            key, bound = _PYDANTIC_KEYS.get(err["type"], ("err.rules.invalid", None))
+            params: dict[str, Any] = {"setting": setting}
+            if bound:
+                params["limit"] = ctx.get(bound)
+            if err["type"] == "literal_error":
+                params["expected"] = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
+            parts.append(Msg(f"{loc}: {err['msg']}", key, **params))
+        elif isinstance(ctx.get("error"), Violations):
+            parts.extend(
+                Msg(p, p.key, **p.params) if isinstance(p, Msg) else _plain(p) for p in ctx["error"].problems
+            )
         else:
-            parts.append(str(err["msg"]).removeprefix("Value error, "))
-    return "; ".join(parts)
+            parts.append(_plain(str(err["msg"]).removeprefix("Value error, ")))
+    return parts
+
+
+def _plain(text: str) -> Msg:
+    """A problem without a message id of its own (not expected: every violation carries one)."""
+    return Msg(text, "err.rules.refused")
 
 
 def check_cut_card_depth(depth: int, pack_size: int) -> str | None:
     """BJ Art.5e: the cut card leaves at least 40 cards and at most half the pack behind it."""
     if not 40 <= depth <= pack_size // 2:
-        return (
+        return Msg(
             f"cut_card_depth={depth}: the cut card must leave between 40 and {pack_size // 2} cards "
-            f"(half the pack) behind it"
+            f"(half the pack) behind it",
+            "err.rules.cut_card",
+            depth=depth,
+            hi=pack_size // 2,
         )
     return None

@@ -6,6 +6,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
+from tapete.errors import Msg
 from tapete.rules.common import CommonRules, check_cut_card_depth
 
 
@@ -39,9 +40,21 @@ class PuntoYBancaRules(CommonRules):
         if problem:
             out.append(problem)
         if self.commission_percent != 5:
-            out.append(f"commission_percent={self.commission_percent}: Art.8b fixes it at 5")
+            out.append(
+                Msg(
+                    f"commission_percent={self.commission_percent}: Art.8b fixes it at 5",
+                    "err.rules.commission",
+                    value=self.commission_percent,
+                )
+            )
         if self.tie_pays != 8:
-            out.append(f"tie_pays={self.tie_pays}: Art.8c fixes the Empate at 8 to 1")
+            out.append(
+                Msg(
+                    f"tie_pays={self.tie_pays}: Art.8c fixes the Empate at 8 to 1",
+                    "err.rules.tie_pays",
+                    value=self.tie_pays,
+                )
+            )
         if isinstance(self.burn, int) and self.burn < 1:
-            out.append("burn=0: Art.5g burns cards before the first round")
+            out.append(Msg("burn=0: Art.5g burns cards before the first round", "err.rules.pyb_burn"))
         return out

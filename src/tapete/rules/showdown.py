@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from tapete.errors import Msg
 from tapete.rules.common import CommonRules
 
 #: Art.11: payout on the bet and on each increment, by hand category name.
@@ -59,10 +60,22 @@ class ShowdownRules(CommonRules):
         out = super().violations()
         if not self.table_min <= self.pot_amount <= self.table_max:
             out.append(
-                f"pot_bet={self.pot_amount}: Art.8 has the dealer keep pot bets within the table's limits "
-                f"({self.table_min} to {self.table_max})"
+                Msg(
+                    f"pot_bet={self.pot_amount}: Art.8 has the dealer keep pot bets within the table's "
+                    f"limits ({self.table_min} to {self.table_max})",
+                    "err.rules.pot_bet",
+                    amount=self.pot_amount,
+                    min=self.table_min,
+                    max=self.table_max,
+                )
             )
         unknown = set(self.bonus_paytable) - set(SHOWDOWN_PAYTABLE) - {"royal_flush"}
         if unknown:
-            out.append(f"bonus_paytable names unknown hands: {sorted(unknown)}")
+            out.append(
+                Msg(
+                    f"bonus_paytable names unknown hands: {sorted(unknown)}",
+                    "err.rules.bonus_hands",
+                    hands=sorted(unknown),
+                )
+            )
         return out
