@@ -34,7 +34,7 @@ def _shape(data: Any) -> None:
             keys=sorted(unknown),
         )
     game = data.get("game")
-    if game not in GAMES:
+    if not isinstance(game, str) or game not in GAMES:
         raise BadFile(
             f"unknown game {game!r}; games: {', '.join(GAMES)}",
             key="err.file.game",
