@@ -123,3 +123,13 @@ def test_junk_is_bad_file(doc: Any) -> None:
         run(doc)
     except TapeteError as exc:
         assert exc.code in {"bad_file", "invalid_rules", "bad_cards", "bad_bet", "illegal_action"}
+
+
+def test_unreadable_or_binary_files_are_bad_file(tmp_path: Path) -> None:
+    from tapete.scenario import run_file
+
+    binary = tmp_path / "b.json"
+    binary.write_bytes(b"\xff\xfe\x00junk")
+    for path in (binary, tmp_path / "missing.json", tmp_path):
+        code, doc = run_file(str(path))
+        assert code == 2 and doc["error"]["code"] == "bad_file"

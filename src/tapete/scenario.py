@@ -147,7 +147,13 @@ def run_file(path: str) -> tuple[int, dict[str, Any]]:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
     except OSError as exc:
-        return 2, BadFile(f"cannot read {path}: {exc.strerror}").to_json()
+        return 2, BadFile(
+            f"cannot read {path}: {exc.strerror}", key="err.file.unreadable", path=path, **file_problem(exc)
+        ).to_json()
+    except UnicodeDecodeError as exc:
+        return 2, BadFile(
+            f"{path} is not UTF-8 text (byte {exc.start})", key="err.file.not_utf8", path=path, byte=exc.start
+        ).to_json()
     try:
         return 0, run_text(text)
     except TapeteError as exc:
