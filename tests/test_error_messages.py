@@ -102,7 +102,9 @@ def test_every_raise_site_names_a_message_of_both_catalogs() -> None:
                 key_arg = node.args[1] if len(node.args) > 1 else None
                 if isinstance(key_arg, ast.Constant) and isinstance(key_arg.value, str):
                     _check_literal(f"{rel}:{node.lineno}", key_arg.value, node, problems)
-    assert raises > 85 and msgs > 25, (raises, msgs)
+    # a floor that shows the scan found the raise sites (shared helpers such as errors.read_text replaced
+    # several copies of the same raise)
+    assert raises > 75 and msgs > 25, (raises, msgs)
     assert not problems, "\n".join(problems)
 
 

@@ -53,8 +53,8 @@ def verify(
 
     try:
         report = verify_file(log)
-    except OSError as exc:
-        typer.echo(f"cannot read {log}: {exc.strerror}", err=True)
+    except TapeteError as exc:
+        typer.echo(exc.message, err=True)
         raise typer.Exit(2) from None
     if not report.ok:
         typer.echo(f"BROKEN at record {report.first_bad}: {report.message}")
@@ -90,7 +90,11 @@ def recall(
     from tapete.log import recall as do_recall
     from tapete.log import verify_file
 
-    report = verify_file(log)
+    try:
+        report = verify_file(log)
+    except TapeteError as exc:
+        typer.echo(exc.message, err=True)
+        raise typer.Exit(2) from None
     if not report.ok:
         typer.echo(f"BROKEN at record {report.first_bad}: {report.message}", err=True)
         raise typer.Exit(1)
@@ -143,11 +147,18 @@ def simulate(
     from rich.console import Console
     from rich.progress import Progress
 
+    from tapete.errors import InvalidRules
     from tapete.math.analyze import read_settings
+    from tapete.rules import load_rules
     from tapete.sim import simulate as run_sim
 
     try:
         settings = read_settings(rules)
+        load_rules(game, settings)  # an unknown game or setting is refused before anything runs
+        if rounds < 1:
+            raise InvalidRules(
+                f"rounds={rounds}: a simulation plays at least one round", key="err.sim.rounds", rounds=rounds
+            )
         with Progress(console=Console(stderr=True), transient=True) as bar:
             task = bar.add_task(f"simulating {game}", total=rounds)
             result = run_sim(

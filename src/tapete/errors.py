@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import re
+from pathlib import Path
 from typing import Any
 
 
@@ -101,3 +102,52 @@ class LiveTableRefused(TapeteError):
     """A live table was given a card source that is only allowed for simulation, tests or replay."""
 
     code = "live_table_refused"
+
+
+def read_text(path: str | Path, error: type[TapeteError] | None = None) -> str:
+    """A text file's contents, or the `error` kind (BadFile by default) when it cannot be read or is
+    not UTF-8 text — never a traceback for a person's bad path."""
+    kind = error or BadFile
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise kind(
+            f"cannot read {path}: {exc.strerror}",
+            key="err.file.unreadable",
+            path=str(path),
+            **file_problem(exc),
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise kind(
+            f"{path} is not UTF-8 text (byte {exc.start})",
+            key="err.file.not_utf8",
+            path=str(path),
+            byte=exc.start,
+        ) from None
+
+
+def read_settings_file(path: str | Path, error: type[TapeteError] | None = None) -> dict[str, Any]:
+    """Table settings (scenario.md's keys) from a JSON or TOML file: bare settings, or a document with a
+    `rules` object (a scenario file) whose rules are taken. Errors are the `error` kind (BadFile)."""
+    import json
+    import tomllib
+
+    kind = error or BadFile
+    p = Path(path)
+    text = read_text(p, kind)
+    toml = p.suffix.lower() == ".toml"
+    try:
+        data: Any = tomllib.loads(text) if toml else json.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise kind(
+            f"{p} is not valid {'TOML' if toml else 'JSON'}: {exc}",
+            key="err.file.syntax",
+            path=str(p),
+            format="TOML" if toml else "JSON",
+            **file_problem(exc),
+        ) from None
+    if isinstance(data, dict) and isinstance(data.get("rules"), dict):
+        data = data["rules"]
+    if not isinstance(data, dict):
+        raise kind(f"{p} must hold an object of settings", key="err.file.settings_object", path=str(p))
+    return data

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tapete.cards import parse_card
-from tapete.errors import BadFile
+from tapete.errors import BadFile, read_text
 from tapete.games import round_class
 from tapete.rules import load_rules
 from tapete.shoe import StackedSource
@@ -146,9 +146,8 @@ def verify_lines(lines: Iterable[str]) -> VerifyReport:
 
 
 def verify_file(path: str | Path) -> VerifyReport:
-    """`tapete verify LOG`."""
-    with open(path, encoding="utf-8") as fh:
-        return verify_lines(fh)
+    """`tapete verify LOG` (BadFile when the file cannot be read or is not text)."""
+    return verify_lines(read_text(path).splitlines())
 
 
 def _bets_and_cards(events: list[Event]) -> tuple[str, dict[str, Any], list[RawBet], list[int]]:

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from tapete.cards import parse_shoe
-from tapete.errors import BadBet, BadCards, BadFile, IllegalAction, TapeteError, file_problem
+from tapete.errors import BadBet, BadCards, BadFile, IllegalAction, TapeteError, file_problem, read_text
 from tapete.games import GAMES, round_class
 from tapete.rules import load_rules
 from tapete.shoe import StackedSource
@@ -144,16 +144,9 @@ def run_text(text: str) -> dict[str, Any]:
 def run_file(path: str) -> tuple[int, dict[str, Any]]:
     """(exit code, JSON document) for `tapete scenario FILE`: 0 with the outcome, 2 with the error."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        return 2, BadFile(
-            f"cannot read {path}: {exc.strerror}", key="err.file.unreadable", path=path, **file_problem(exc)
-        ).to_json()
-    except UnicodeDecodeError as exc:
-        return 2, BadFile(
-            f"{path} is not UTF-8 text (byte {exc.start})", key="err.file.not_utf8", path=path, byte=exc.start
-        ).to_json()
+        text = read_text(path)
+    except TapeteError as exc:
+        return 2, exc.to_json()
     try:
         return 0, run_text(text)
     except TapeteError as exc:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,7 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from tapete.errors import InvalidRules, TapeteError, file_problem
+from tapete.errors import InvalidRules, TapeteError, read_settings_file
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
 
@@ -28,34 +27,7 @@ ProgressFn = Callable[[int, int], None]
 
 def read_settings(path: Path | None) -> dict[str, Any]:
     """Settings from a JSON or TOML file (a table's `rules`), or {} when none is given."""
-    if path is None:
-        return {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidRules(
-            f"cannot read {path}: {exc.strerror}",
-            key="err.file.unreadable",
-            path=str(path),
-            **file_problem(exc),
-        ) from None
-    try:
-        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InvalidRules(
-            f"{path} is not valid {'TOML' if path.suffix == '.toml' else 'JSON'}: {exc}",
-            key="err.file.syntax",
-            path=str(path),
-            format="TOML" if path.suffix == ".toml" else "JSON",
-            **file_problem(exc),
-        ) from None
-    if isinstance(data, dict) and isinstance(data.get("rules"), dict):
-        data = data["rules"]  # a whole scenario file: take its rules
-    if not isinstance(data, dict):
-        raise InvalidRules(
-            f"{path} must hold an object of settings", key="err.file.settings_object", path=str(path)
-        )
-    return data
+    return {} if path is None else read_settings_file(path, InvalidRules)
 
 
 def analyze(

@@ -8,14 +8,12 @@ card source; the command line passes none of them.
 from __future__ import annotations
 
 import importlib
-import json
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from tapete.errors import BadFile, TapeteError, file_problem
+from tapete.errors import BadFile, TapeteError, read_settings_file
 from tapete.i18n import BadSetting, Money, Translator, resolve_lang
 from tapete.play.common import InputFn, PlayContext, terminal_input
 from tapete.session import TableSession
@@ -42,35 +40,7 @@ class PlayRefused(TapeteError):
 
 def load_settings_file(path: str | Path | None) -> dict[str, Any] | None:
     """Table settings from a JSON or TOML file (scenario.md's keys); BadFile if unreadable or malformed."""
-    if path is None:
-        return None
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BadFile(
-            f"cannot read {p}: {exc.strerror}", key="err.file.unreadable", path=str(p), **file_problem(exc)
-        ) from None
-    try:
-        data: Any = tomllib.loads(text) if p.suffix.lower() == ".toml" else json.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise BadFile(
-            f"{p} is not valid {'TOML' if p.suffix.lower() == '.toml' else 'JSON'}: {exc}",
-            key="err.file.syntax",
-            path=str(p),
-            format="TOML" if p.suffix.lower() == ".toml" else "JSON",
-            **file_problem(exc),
-        ) from None
-    if not isinstance(data, dict):
-        raise BadFile(
-            f"{p} must hold an object of table settings", key="err.file.settings_object", path=str(p)
-        )
-    rules = data.get("rules", data) if set(data) <= {"game", "rules"} else data
-    if not isinstance(rules, dict):
-        raise BadFile(
-            f"{p}: rules must be an object of settings", key="err.file.rules_object_in", path=str(p)
-        )
-    return rules
+    return None if path is None else read_settings_file(path, BadFile)
 
 
 def run_play(
