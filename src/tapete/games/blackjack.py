@@ -19,6 +19,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from tapete.cards import BJ_VALUE, NAMES, Card
 from tapete.errors import IllegalAction
+from tapete.games.turn import check_turn
 from tapete.memo import memo
 from tapete.money import EVEN, THREE_TO_TWO, TWO_TO_ONE, Ratio, winnings
 from tapete.rules.blackjack import BlackjackRules
@@ -478,21 +479,8 @@ class BlackjackRound:
     def verify(self, action: Action) -> None:
         """Raise IllegalAction, saying why, unless `action` is legal now. Changes nothing."""
         d = self.pending
-        if d is None:
-            raise IllegalAction(
-                f"the round is over; seat {action.seat}'s {action.action} is left over",
-                key="err.action.round_over",
-                seat=action.seat,
-                action=action.action,
-            )
-        if action.seat != d.seat:
-            raise IllegalAction(
-                f"seat {action.seat} cannot act now: the dealer is asking seat {d.seat} ({d.kind})",
-                key="err.action.out_of_turn",
-                seat=action.seat,
-                turn=d.seat,
-                kind=d.kind,
-            )
+        check_turn(d, action)
+        assert d is not None
         if action.action not in d.legal:
             raise IllegalAction(
                 f"{action.action} is not legal for seat {d.seat} now ({d.kind}); legal: {', '.join(d.legal)}",

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from tapete.cards import NAMES, Card, parse_card
 from tapete.errors import BadCards, IllegalAction
+from tapete.games.turn import check_turn
 from tapete.memo import memo
 from tapete.money import Ratio, format_money, share, winnings
 from tapete.poker import JACK, POKER_RANK, Category, category, describe, significant_ranks, strength_of_ranks
@@ -509,21 +510,8 @@ class ShowdownRound:
     def verify(self, action: Action) -> None:
         """Raise IllegalAction, saying why, unless `action` is legal now. Changes nothing."""
         d = self.pending
-        if d is None:
-            raise IllegalAction(
-                f"the round is over; seat {action.seat}'s {action.action} is left over",
-                key="err.action.round_over",
-                seat=action.seat,
-                action=action.action,
-            )
-        if action.seat != d.seat:
-            raise IllegalAction(
-                f"seat {action.seat} cannot act now: the dealer is asking seat {d.seat} ({d.kind})",
-                key="err.action.out_of_turn",
-                seat=action.seat,
-                turn=d.seat,
-                kind=d.kind,
-            )
+        check_turn(d, action)
+        assert d is not None
         if action.action not in d.legal:
             if action.action == INCREMENT_2 and d.kind == INCREMENT_1:
                 raise IllegalAction(
