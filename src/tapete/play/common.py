@@ -117,6 +117,22 @@ def ask(ctx: PlayContext, prompt: str) -> str:
         raise Quit from None
 
 
+def ask_money(ctx: PlayContext, money: Any, prompt: str, default: int) -> int | None:
+    """An amount typed by a person: Enter = `default`, a quit word = Quit, and None (after saying why)
+    when the answer is not an amount, so the caller asks again."""
+    answer = ask(ctx, prompt)
+    if answer.casefold() in QUIT_WORDS:
+        raise Quit
+    if not answer:
+        return default
+    try:
+        amount: int = money.parse(answer)
+    except TapeteError as exc:
+        show_error(ctx, exc)
+        return None
+    return amount
+
+
 def ask_yes_no(ctx: PlayContext, prompt: str, *, default: bool = False) -> bool:
     """A yes/no question (s/n in Spanish, y/n in English, both accepted); Enter takes `default`."""
     tr = ctx.tr
@@ -307,8 +323,9 @@ class TableFace:
         while True:
             last = self.last_bet.get(seat, rules.table_min)
             default = money.show(last) if last else self.tr("bet.default_sit_out")
-            answer = ask(
+            amount = ask_money(
                 ctx,
+                money,
                 ctx.text(
                     "bet.prompt",
                     seat=self.seat_label(seat),
@@ -316,17 +333,10 @@ class TableFace:
                     max=money.show(rules.table_max),
                     default=default,
                 ),
+                last,
             )
-            if answer.casefold() in QUIT_WORDS:
-                raise Quit
-            if answer:
-                try:
-                    amount = money.parse(answer)
-                except TapeteError as exc:
-                    show_error(ctx, exc)
-                    continue
-            else:
-                amount = last
+            if amount is None:
+                continue
             if amount == 0:
                 self.last_bet[seat] = 0
                 ctx.say("bet.sit_out", seat=self.seat_label(seat))
@@ -352,18 +362,9 @@ class TableFace:
         re-asked until the table accepts it with the `bets` before it. `prompt(last)` words the question."""
         ctx, money = self.ctx, self.money
         while True:
-            previous = last.get(key, 0)
-            answer = ask(ctx, prompt(previous))
-            if answer.casefold() in QUIT_WORDS:
-                raise Quit
-            if not answer:
-                amount = previous
-            else:
-                try:
-                    amount = money.parse(answer)
-                except TapeteError as exc:
-                    show_error(ctx, exc)
-                    continue
+            amount = ask_money(ctx, money, prompt(last.get(key, 0)), last.get(key, 0))
+            if amount is None:
+                continue
             if amount:
                 refusal = self.check_bets([*bets, RawBet(seat, self.player(seat), spot, amount)])
                 if refusal is not None:

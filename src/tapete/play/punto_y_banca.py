@@ -15,7 +15,6 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from tapete.errors import TapeteError
 from tapete.games.punto_y_banca import BANCA, EMPATE, PUNTO, PuntoYBancaRound, next_shoe_holder, shoe_passes
 from tapete.play.common import (
     QUIT_WORDS,
@@ -23,6 +22,7 @@ from tapete.play.common import (
     Quit,
     TableFace,
     ask,
+    ask_money,
     card_markup,
     cards_markup,
     show_error,
@@ -140,17 +140,10 @@ class PuntoYBancaFace(TableFace):
                 "tie": rules.tie_pays,
                 "default": money.show(last) if last else self.tr("pyb.no_tie"),
             }
-            answer = ask(ctx, ctx.text("pyb.amount_prompt" if required else "pyb.tie_prompt", **params))
-            if answer.casefold() in QUIT_WORDS:
-                raise Quit
-            if answer:
-                try:
-                    amount = money.parse(answer)
-                except TapeteError as exc:
-                    show_error(ctx, exc)
-                    continue
-            else:
-                amount = last
+            prompt = ctx.text("pyb.amount_prompt" if required else "pyb.tie_prompt", **params)
+            amount = ask_money(ctx, money, prompt, last)
+            if amount is None:
+                continue
             if amount == 0:
                 if required:
                     ctx.say("amount.positive")
