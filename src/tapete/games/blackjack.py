@@ -13,7 +13,7 @@ hole card turned, the dealer drawing to 17 (Art.14), then settlement.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
@@ -683,14 +683,6 @@ class BlackjackRound:
         hand.outcome = outcome
         hand.paid = paid
 
-    def _unsettled_hands(self) -> Iterator[tuple[BoxState, int, Hand]]:
-        """(box, index, hand) of every hand not yet settled, in seat and play order."""
-        for box in self.boxes:
-            if not box.settled:
-                for i, hand in enumerate(box.hands):
-                    if not hand.settled:
-                        yield box, i, hand
-
     def _dealer_turn(self) -> None:
         dealer = self.dealer
         self.hole_turned = True
@@ -710,16 +702,26 @@ class BlackjackRound:
                     "insurance",
                 )
         if dealer_bj:  # Art.13: original bets only; Black Jacks push; extra stakes come back
-            for box, i, _ in self._unsettled_hands():
-                if box.blackjack:
-                    self._settle_hand(box, i, "push", None)
-                elif i == 0:
-                    self._settle_hand(box, i, "lose", None, double_outcome="returned")
-                else:
-                    self._settle_hand(box, i, "returned", None)
+            for box in self.boxes:
+                if box.settled:
+                    continue
+                for i, hand in enumerate(box.hands):
+                    if hand.settled:
+                        continue
+                    if box.blackjack:
+                        self._settle_hand(box, i, "push", None)
+                    elif i == 0:
+                        self._settle_hand(box, i, "lose", None, double_outcome="returned")
+                    else:
+                        self._settle_hand(box, i, "returned", None)
             return
-        # a hand still waiting for the dealer's total (a Black Jack only waits for the hole card)
-        live = any(not box.blackjack for box, _, _ in self._unsettled_hands())
+        live = False  # a hand still waiting for the dealer's total
+        for box in self.boxes:
+            if not box.settled and not box.blackjack:
+                for h in box.hands:
+                    if not h.settled:
+                        live = True
+                        break
         total, _ = hand_total(dealer)
         while live and total < 17:  # Art.14: draw on 16 or less, stand on 17 or more (soft 17 too)
             c = self._draw()
@@ -728,17 +730,22 @@ class BlackjackRound:
             total, _ = hand_total(dealer)
         if len(dealer) > 2 or live:
             self._emit({"type": "dealer_stands" if total <= 21 else "dealer_busts", "total": total})
-        for box, i, hand in self._unsettled_hands():
-            if box.blackjack:
-                self._settle_hand(box, i, "win", THREE_TO_TWO)
+        for box in self.boxes:
+            if box.settled:
                 continue
-            mine = hand_total(hand.cards)[0]
-            if total > 21 or mine > total:
-                self._settle_hand(box, i, "win", EVEN)
-            elif mine == total:
-                self._settle_hand(box, i, "push", None)
-            else:
-                self._settle_hand(box, i, "lose", None)
+            for i, hand in enumerate(box.hands):
+                if hand.settled:
+                    continue
+                if box.blackjack:
+                    self._settle_hand(box, i, "win", THREE_TO_TWO)
+                    continue
+                mine = hand_total(hand.cards)[0]
+                if total > 21 or mine > total:
+                    self._settle_hand(box, i, "win", EVEN)
+                elif mine == total:
+                    self._settle_hand(box, i, "push", None)
+                else:
+                    self._settle_hand(box, i, "lose", None)
 
     def _closing_event(self) -> Event:
         return round_settled(self.staked, self.paid, self.commission)
