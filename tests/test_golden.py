@@ -1,0 +1,72 @@
+"""Nothing changes: every scenario file of the repository, and 1,200 random scenario documents of all four
+games, give the same output as the engine gave before the engine-seams work (issue 10).
+
+The baselines were written by the engine of commit fc587e1: `tests/golden/scenario-outputs.json` (every
+file under tests/scenarios, whole output or error) and `tests/golden/random-rounds.json.gz` (documents and
+the SHA-256 of each canonical output, `make_random_rounds.py`). What an intended change added is
+normalised away here, and only that: the schema and engine versions that `round_started` now carries.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tapete.scenario import run, run_file
+from tests.golden.make_random_rounds import output_digest
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+#: Keys an intended change added to round_started (issue 10: schema and engine version).
+ADDED_TO_ROUND_STARTED = ("schema", "engine")
+
+
+def normalise(out: dict[str, Any]) -> dict[str, Any]:
+    """The output without what issue 10 added on purpose (round_started's schema and engine)."""
+    events = out.get("events")
+    if not isinstance(events, list):
+        return out
+    fixed = []
+    for ev in events:
+        if ev.get("type") == "round_started":
+            ev = {k: v for k, v in ev.items() if k not in ADDED_TO_ROUND_STARTED}
+        fixed.append(ev)
+    return {**out, "events": fixed}
+
+
+_FILES: dict[str, Any] = json.loads((GOLDEN / "scenario-outputs.json").read_text(encoding="utf-8"))
+_RANDOM: list[dict[str, Any]] = json.loads(
+    gzip.open(GOLDEN / "random-rounds.json.gz", "rt", encoding="utf-8").read()
+)
+
+
+def test_golden_files_cover_every_scenario_file() -> None:
+    files = {str(p.relative_to(SCENARIOS)) for p in SCENARIOS.rglob("*.json")}
+    files = {f for f in files if not f.endswith(".expected.json")}
+    assert files == set(_FILES)
+    assert len(_RANDOM) == 1200
+    assert {d["doc"]["game"] for d in _RANDOM} == {
+        "blackjack",
+        "majestic_21",
+        "punto_y_banca",
+        "showdown_poker",
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_FILES))
+def test_scenario_file_output_unchanged(name: str) -> None:
+    code, doc = run_file(str(SCENARIOS / name))
+    want = _FILES[name]
+    assert code == want["exit"]
+    assert normalise(doc) == want["output"]
+
+
+def test_random_rounds_unchanged() -> None:
+    changed = [
+        i for i, item in enumerate(_RANDOM) if output_digest(normalise(run(item["doc"]))) != item["digest"]
+    ]
+    assert not changed, f"{len(changed)} of {len(_RANDOM)} outputs changed, first: {changed[:5]}"
