@@ -39,9 +39,8 @@ def normalise(out: dict[str, Any]) -> dict[str, Any]:
 
 
 _FILES: dict[str, Any] = json.loads((GOLDEN / "scenario-outputs.json").read_text(encoding="utf-8"))
-_RANDOM: list[dict[str, Any]] = json.loads(
-    gzip.open(GOLDEN / "random-rounds.json.gz", "rt", encoding="utf-8").read()
-)
+with gzip.open(GOLDEN / "random-rounds.json.gz", "rt", encoding="utf-8") as _fh:
+    _RANDOM: list[dict[str, Any]] = json.load(_fh)
 
 
 def test_golden_files_cover_every_scenario_file() -> None:
