@@ -15,7 +15,7 @@ import os
 import pstats
 import time
 
-from tapete.games.blackjack import Action
+from tapete.games.base import Action
 from tapete.session import TableSession
 from tapete.shoe import SeededRandom, Shoe
 from tapete.strategy import basic_strategy
@@ -24,7 +24,7 @@ from tapete.table import RawBet
 
 def play(rounds: int, seats: int, seed: int = 1) -> tuple[float, int]:
     """Play `rounds` rounds with `seats` boxes; return (CPU seconds, events kept)."""
-    session = TableSession("blackjack", {}, live=False, rng=SeededRandom(seed))
+    session = TableSession("blackjack", {}, live=False, rng=SeededRandom(seed), log=False)
     shoe = session.source
     assert isinstance(shoe, Shoe)
     bets = [RawBet(s, f"p{s}", "main", 1000) for s in range(1, seats + 1)]
@@ -39,7 +39,7 @@ def play(rounds: int, seats: int, seed: int = 1) -> tuple[float, int]:
             cards = box.hands[d.hand].cards
             choice = basic_strategy(d, cards, up)
             hand = d.hand if d.kind == "play" and len(box.hands) > 1 else None
-            rnd.apply(Action(d.seat, choice, hand))
+            session.apply(Action(d.seat, choice, hand))
         events += len(rnd.events)
         session.current = None
         if shoe.cut_card_out:

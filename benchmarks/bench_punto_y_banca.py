@@ -31,7 +31,9 @@ ZONES = list(range(1, 8))
 
 def run(rounds: int, seed: int, *, log: bool) -> float:
     """Seconds to play `rounds` rounds on a fresh seeded table (log: write each round to the chain)."""
-    session = TableSession("punto_y_banca", {}, live=False, rng=SeededRandom(seed))
+    session = TableSession(
+        "punto_y_banca", {}, live=False, rng=SeededRandom(seed), log=None if log else False
+    )
     holder: int | None = None
     winner: str | None = None
     start = time.perf_counter()
@@ -39,10 +41,7 @@ def run(rounds: int, seed: int, *, log: bool) -> float:
         holder = next_shoe_holder(holder, winner, ZONES)
         rnd = session.start_round(BETS, shoe_holder=holder)
         winner = rnd.winner
-        if log:
-            session.finish_round()
-        else:
-            session.current = None
+        session.finish_round()
     return time.perf_counter() - start
 
 

@@ -15,7 +15,8 @@ import cProfile
 import pstats
 import time
 
-from tapete.games.showdown import DECLINE, EXCHANGE, INCREMENT_2, Action, ShowdownRound
+from tapete.games.base import Action
+from tapete.games.showdown import DECLINE, EXCHANGE, INCREMENT_2, ShowdownRound
 from tapete.poker import POKER_RANK
 from tapete.session import TableSession
 from tapete.shoe import SeededRandom
@@ -34,7 +35,7 @@ def auto_answer(rnd: ShowdownRound) -> Action:
     ranks = [POKER_RANK[c] for c in seat.cards]
     if d.kind == EXCHANGE:
         give = tuple(c for c, r in zip(seat.cards, ranks, strict=True) if r < HIGH and ranks.count(r) == 1)
-        return Action(d.seat, EXCHANGE, give[: d.max_cards]) if give else Action(d.seat, DECLINE)
+        return Action(d.seat, EXCHANGE, cards=give[: d.max_cards]) if give else Action(d.seat, DECLINE)
     if d.kind == INCREMENT_2:
         ranks.append(POKER_RANK[rnd.community[0]])
     paired = [r for r in set(ranks) if ranks.count(r) >= 2]
@@ -44,7 +45,13 @@ def auto_answer(rnd: ShowdownRound) -> Action:
 
 def play(rounds: int, seats: int, *, seed: int = 1, log: bool = False) -> tuple[float, int]:
     """Play `rounds` rounds with `seats` players; return (seconds, events kept)."""
-    session = TableSession("showdown_poker", {"payout_limit": 500_000}, live=False, rng=SeededRandom(seed))
+    session = TableSession(
+        "showdown_poker",
+        {"payout_limit": 500_000},
+        live=False,
+        rng=SeededRandom(seed),
+        log=None if log else False,
+    )
     bets: list[RawBet] = []
     for s in range(1, seats + 1):
         bets += [RawBet(s, f"p{s}", "bet", 1000), RawBet(s, f"p{s}", "pot", 100)]
@@ -55,12 +62,9 @@ def play(rounds: int, seats: int, *, seed: int = 1, log: bool = False) -> tuple[
     for _ in range(rounds):
         rnd = session.start_round(bets)
         while rnd.pending is not None:
-            rnd.apply(auto_answer(rnd))
+            session.apply(auto_answer(rnd))
         events += len(rnd.events)
-        if log:
-            session.finish_round()
-        else:
-            session.current = None
+        session.finish_round()
     return time.perf_counter() - start, events
 
 

@@ -17,6 +17,7 @@ from tapete.rules import load_rules
 from tapete.shoe import StackedSource
 from tapete.table import RawBet, place_bets
 from tests.bj_helpers import BJ_GAMES, act, bet, events_of, game_param, nets, refused, scenario
+from tests.engine_helpers import start
 
 DISTINCT = [r + s for s in "shdc" for r in "A23456789TJQK"][:30]
 
@@ -80,7 +81,7 @@ def test_art8_player_view_never_holds_hole_card(game: str) -> None:
     cls = _cls(game)
     boxes = place_bets([RawBet(1, "ana", "main", 1000)], cls.bet_spec(rules))
     cards = [parse_card(c) for c in ["Ts", "9h", "7c", "Kd", "5s"]]
-    rnd = cls(rules, StackedSource(cards, rules.decks), boxes)
+    rnd = start(cls, rules, StackedSource(cards, rules.decks), boxes)
     view = rnd.view("player:ana")
     assert view["dealer"] == ["9h", "??"]
     assert "Kd" not in repr(view) and "events" not in view
@@ -616,7 +617,7 @@ def test_refused_decision_changes_nothing(game: str) -> None:
     cls = _cls(game)
     boxes = place_bets([RawBet(1, "ana", "main", 1000)], cls.bet_spec(rules))
     cards = [parse_card(c) for c in ["Ts", "9h", "7c", "8d", "5s"]]
-    rnd = cls(rules, StackedSource(cards, rules.decks), boxes)
+    rnd = start(cls, rules, StackedSource(cards, rules.decks), boxes)
     while rnd.pending is not None and rnd.pending.kind != "play":
         rnd.apply(cls.decline(rnd.pending))
     before = (repr(rnd.view("inspector")), len(rnd.events))

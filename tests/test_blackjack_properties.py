@@ -20,6 +20,7 @@ from tapete.rules import load_rules
 from tapete.shoe import SeededRandom, Shoe
 from tapete.table import RawBet, place_bets
 from tests.bj_helpers import BJ_GAMES, game_param
+from tests.engine_helpers import start
 
 
 @pytest.fixture(params=[game_param(g) for g in BJ_GAMES])
@@ -62,7 +63,7 @@ def test_random_rounds_finish_conserve_money_and_hide_the_hole_card(game: str, d
     cls = round_class(game)
     boxes = place_bets(_bets(data.draw, game), cls.bet_spec(rules))
     shoe = Shoe(rules.decks, SeededRandom(seed), cut_card_depth=rules.cut_depth, burn=1)
-    rnd = cls(rules, shoe, boxes)
+    rnd = start(cls, rules, shoe, boxes)
     pick = random.Random(seed)
     steps = 0
     while rnd.pending is not None:

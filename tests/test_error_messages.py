@@ -24,6 +24,7 @@ from tapete.rules import BlackjackRules, load_rules
 from tapete.scenario import run, run_text
 from tapete.shoe import SeededRandom, Shoe, StackedSource, check_live_source
 from tapete.table import RawBet, place_bets
+from tests.engine_helpers import start
 from tests.play_helpers import play_game
 from tests.test_showdown import make_round
 
@@ -136,7 +137,7 @@ def _refusal(fn: Callable[[], Any]) -> TapeteError:
 def _bj(cards: str, rules: dict[str, Any] | None = None) -> BlackjackRound:
     r = BlackjackRules.load(rules or {})
     boxes = place_bets([RawBet(1, "ana", "main", 1000)], BlackjackRound.bet_spec(r))
-    return BlackjackRound(r, StackedSource([parse_card(c) for c in cards.split()], 6), boxes)
+    return start(BlackjackRound, r, StackedSource([parse_card(c) for c in cards.split()], 6), boxes)
 
 
 def _bets(game: str, cls: Any, bets: list[RawBet]) -> Callable[[], Any]:
@@ -368,12 +369,19 @@ def test_real_refusals_are_said_fully_in_spanish_and_in_english(
 
 
 def test_the_engine_message_and_code_are_unchanged_for_tools() -> None:
-    """The key rides along; `message`, `code` and `at` are what they always were (scenario JSON)."""
+    """The key rides along; `message`, `code` and `at` are what they always were (scenario JSON), and the
+    JSON carries the message id and its params beside them, for a client that renders its own language."""
     err = _refusal(
         _bets("blackjack", BlackjackRound, [RawBet(1, "ana", "main", 1000), RawBet(9, "b", "main", 5)])
     )
     assert err.to_json() == {
-        "error": {"code": "bad_bet", "message": "unknown seat 9: seats are 1 to 7", "at": 1}
+        "error": {
+            "code": "bad_bet",
+            "message": "unknown seat 9: seats are 1 to 7",
+            "at": 1,
+            "key": "err.bet.seat",
+            "params": {"seat": 9, "seats": 7},
+        }
     }
     err = _refusal(lambda: load_rules("blackjack", {"surrender": False, "burn": 0}))
     assert isinstance(err, InvalidRules)

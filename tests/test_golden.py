@@ -4,7 +4,8 @@ games, give the same output as the engine gave before the engine-seams work (iss
 The baselines were written by the engine of commit fc587e1: `tests/golden/scenario-outputs.json` (every
 file under tests/scenarios, whole output or error) and `tests/golden/random-rounds.json.gz` (documents and
 the SHA-256 of each canonical output, `make_random_rounds.py`). What an intended change added is
-normalised away here, and only that: the schema and engine versions that `round_started` now carries.
+normalised away here, and only that: the schema and engine versions that `round_started` now carries,
+and the message id and params (`key`, `params`) an error now carries beside its message.
 """
 
 from __future__ import annotations
@@ -23,10 +24,15 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 #: Keys an intended change added to round_started (issue 10: schema and engine version).
 ADDED_TO_ROUND_STARTED = ("schema", "engine")
+#: Keys an intended change added to the error object (issue 10: what a client in another language needs).
+ADDED_TO_ERRORS = ("key", "params")
 
 
 def normalise(out: dict[str, Any]) -> dict[str, Any]:
-    """The output without what issue 10 added on purpose (round_started's schema and engine)."""
+    """The output without what issue 10 added on purpose (round_started's schema and engine; an error's
+    message id and params)."""
+    if isinstance(out.get("error"), dict):
+        return {"error": {k: v for k, v in out["error"].items() if k not in ADDED_TO_ERRORS}}
     events = out.get("events")
     if not isinstance(events, list):
         return out

@@ -25,6 +25,7 @@ from tapete.i18n import (
 from tapete.rules import BlackjackRules
 from tapete.shoe import StackedSource
 from tapete.table import RawBet, place_bets
+from tests.engine_helpers import start
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "tapete"
 
@@ -120,7 +121,7 @@ def _round(cards: str) -> BlackjackRound:
     from tapete.cards import parse_cards
 
     boxes = place_bets([RawBet(1, "ana", "main", 1000)], BlackjackRound.bet_spec(rules))
-    return BlackjackRound(rules, StackedSource(parse_cards(cards.split()), 6), boxes)
+    return start(BlackjackRound, rules, StackedSource(parse_cards(cards.split()), 6), boxes)
 
 
 def test_decision_refusals_from_the_engine_are_said_fully() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from tapete.cards import BJ_VALUE, NAMES, parse_cards
 from tapete.errors import LiveTableRefused
-from tapete.games.blackjack import PLAY, Action, BlackjackRound
+from tapete.games.blackjack import PLAY, Action
 from tapete.rules import load_rules
 from tapete.session import TableSession
 from tapete.shoe import SecureRandom, SeededRandom, Shoe, StackedSource, check_live_source
@@ -33,11 +33,13 @@ def card_strings(obj: Any) -> Iterator[str]:
             yield from card_strings(item)
 
 
-def play_out(rnd: BlackjackRound) -> None:
+def play_out(session: TableSession) -> None:
     """Decline every offer and stand on every hand: the round runs to the dealer's turn."""
+    rnd = session.current
+    assert rnd is not None
     while rnd.pending is not None:
         d = rnd.pending
-        rnd.apply(Action(d.seat, "stand", hand=d.hand) if d.kind == PLAY else rnd.decline(d))
+        session.apply(Action(d.seat, "stand", hand=d.hand) if d.kind == PLAY else rnd.decline(d))
 
 
 def bets(boxes: int = 1) -> list[RawBet]:
@@ -70,7 +72,7 @@ def test_live_table_refuses_a_stacked_source() -> None:
 def test_live_table_accepts_a_declared_dealer_entered_shoe() -> None:
     session = TableSession("blackjack", live=True, source=StackedSource(STACK, 6, dealer_entered=True))
     rnd = session.start_round(bets())
-    play_out(rnd)
+    play_out(session)
     assert rnd.finished
     assert [c for c in card_strings(rnd.events)][:4] == ["9h", "6d", "7c", "Ks"]
 
@@ -172,7 +174,7 @@ def test_live_log_never_names_a_card_still_in_the_shoe() -> None:
         if shoe.shuffles > shuffles:
             reshuffles += 1
             since = start
-        play_out(rnd)
+        play_out(session)
         session.finish_round()
         burned = [e for e in shoe.events if e.get("step") == "burn"][-1]["cards"]
         left = burned + shoe.drawn[since:]
@@ -195,7 +197,8 @@ def test_shoe_records_in_a_regulation_log_carry_no_card_but_the_burn() -> None:
     many as the burn setting; every other card in the log is a card event of a round."""
     session = TableSession("blackjack", {"decks": 4, "cut_card_depth": 52, "burn": 2}, live=True)
     for _ in range(25):
-        play_out(session.start_round(bets(7)))
+        session.start_round(bets(7))
+        play_out(session)
         session.finish_round()
     shoe_records = [r for r in session.log.records if str(r["round"]).startswith("shoe-")]
     assert sum(r["event"].get("step") == "shuffle" for r in shoe_records) >= 2
@@ -226,7 +229,7 @@ def test_art8_player_view_never_holds_the_hole_card() -> None:
         assert rnd.view("inspector")["dealer"] == ["6d", "Ks"]
         seen_undecided += 1
         d = rnd.pending
-        rnd.apply(Action(d.seat, "stand", hand=d.hand) if d.kind == PLAY else rnd.decline(d))
+        session.apply(Action(d.seat, "stand", hand=d.hand) if d.kind == PLAY else rnd.decline(d))
     assert seen_undecided >= 2  # surrender offer, then the play decision
     assert rnd.view("player:ana")["dealer"][:2] == ["6d", "Ks"]  # turned at the dealer's turn (Art.14)
 
@@ -245,5 +248,5 @@ def test_player_views_on_a_live_shoe_hide_the_hole_card() -> None:
             up = BJ_VALUE[parse_cards([view["dealer"][0]])[0]]
             assert view["dealer_total"] == (11 if up == 1 else up)
             d = rnd.pending
-            rnd.apply(Action(d.seat, "stand", hand=d.hand) if d.kind == PLAY else rnd.decline(d))
+            session.apply(Action(d.seat, "stand", hand=d.hand) if d.kind == PLAY else rnd.decline(d))
         session.finish_round()

@@ -27,7 +27,7 @@ def _play(path: Path, rounds: int = 6) -> TableSession:
                 if d.kind == "play" and "hit" in d.legal and len(rnd._box(d.seat).hands[d.hand].cards) < 3
                 else None
             )
-            rnd.apply(
+            session.apply(
                 Action(
                     d.seat, choice or ("stand" if d.kind == "play" else "decline"), d.hand if many else None
                 )

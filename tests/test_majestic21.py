@@ -27,6 +27,7 @@ from tapete.rules import Majestic21Rules, load_rules
 from tapete.scenario import run
 from tapete.shoe import SeededRandom, StackedSource, fisher_yates
 from tapete.table import RawBet, place_bets
+from tests.engine_helpers import start
 
 RULES: dict[str, Any] = {"decks": 6, "table_min": 100, "table_max": 100000}
 
@@ -51,7 +52,7 @@ def deal(cards: str, bets: list[tuple[int, str, str, int]], **rules: Any) -> Maj
     """A Majestic 21 round dealt on a stacked shoe, stopped at its first decision."""
     r = Majestic21Rules.load({**RULES, **rules})
     boxes = place_bets([RawBet(*b) for b in bets], Majestic21Round.bet_spec(r))
-    return Majestic21Round(r, StackedSource(parse_cards(cards.split()), r.decks), boxes)
+    return start(Majestic21Round, r, StackedSource(parse_cards(cards.split()), r.decks), boxes)
 
 
 def settles(out: dict[str, Any], spot: str) -> list[dict[str, Any]]:
@@ -508,7 +509,7 @@ def test_property_money_conserved_across_main_side_bets_and_both_insurances(
     bets, cards = table
     rules = Majestic21Rules.load({})
     boxes = place_bets(bets, Majestic21Round.bet_spec(rules))
-    rnd = Majestic21Round(rules, StackedSource(cards, 6), boxes)
+    rnd = start(Majestic21Round, rules, StackedSource(cards, 6), boxes)
     _check_player_views(rnd)
     while rnd.pending is not None:
         d = rnd.pending

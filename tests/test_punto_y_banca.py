@@ -27,6 +27,7 @@ from tapete.scenario import run
 from tapete.session import TableSession
 from tapete.shoe import SeededRandom, Shoe, StackedSource
 from tapete.table import RawBet, place_bets
+from tests.engine_helpers import start
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios" / "punto_y_banca"
 
@@ -54,7 +55,9 @@ def play(
 ) -> PuntoYBancaRound:
     r = rules(**kw)
     boxes = place_bets(bets(*entries), PuntoYBancaRound.bet_spec(r))
-    return PuntoYBancaRound(r, StackedSource(parse_cards(cards), r.decks), boxes, shoe_holder=shoe_holder)
+    return start(
+        PuntoYBancaRound, r, StackedSource(parse_cards(cards), r.decks), boxes, shoe_holder=shoe_holder
+    )
 
 
 def nets(rnd: PuntoYBancaRound) -> dict[str, int]:
@@ -524,7 +527,7 @@ def test_property_money_is_conserved_and_settled_by_art8(cards: list[int], entri
         boxes = place_bets(bets(*entries), PuntoYBancaRound.bet_spec(r))
     except BadBet:
         return
-    rnd = PuntoYBancaRound(r, StackedSource(cards, r.decks), boxes)
+    rnd = start(PuntoYBancaRound, r, StackedSource(cards, r.decks), boxes)
     res = rnd.result()
     staked = sum(v["staked"] for v in res["players"].values())
     paid = sum(v["paid"] for v in res["players"].values())

@@ -40,6 +40,7 @@ from tapete.scenario import run, run_file
 from tapete.session import TableSession
 from tapete.shoe import SeededRandom, Shoe, StackedSource
 from tapete.table import RawBet, place_bets
+from tests.engine_helpers import start
 from tests.play_helpers import play_game
 
 
@@ -139,7 +140,7 @@ def make_round(
         [RawBet(b["seat"], b["player"], b["spot"], b["amount"]) for b in doc["bets"]],
         ShowdownRound.bet_spec(r),
     )
-    return ShowdownRound(r, StackedSource(parse_cards(doc["cards"]), 1), boxes)
+    return start(ShowdownRound, r, StackedSource(parse_cards(doc["cards"]), 1), boxes)
 
 
 # ---------------------------------------------------------------------------- the public example
@@ -573,7 +574,7 @@ def test_views_never_hold_hidden_cards_or_the_shoe() -> None:
     hands = ["2c 7d 9h", "3c 8d Th"]
     rnd = make_round(hands, "As Ks", replacements="Qd Qh 5s 6s")
     p2_cards = set(hands[1].split())
-    rnd.apply(Action(1, EXCHANGE, tuple(parse_cards(["2c"]))))
+    rnd.apply(Action(1, EXCHANGE, cards=tuple(parse_cards(["2c"]))))
     v1 = strings(rnd.view("player:p1"))
     assert {"Qd", "2c"} <= v1 and not v1 & (p2_cards | {"As", "Ks", "Qh", "5s", "6s"})
     assert "events" not in rnd.view("player:p1") and "events" not in rnd.view("dealer")
@@ -691,7 +692,7 @@ def _random_answer(rnd: ShowdownRound, pick: random.Random) -> Action:
     if d.kind == EXCHANGE:
         mine = next(s for s in rnd.seats if s.seat == d.seat).cards
         k = pick.randint(0, d.max_cards)
-        return Action(d.seat, EXCHANGE, tuple(pick.sample(mine, k)))
+        return Action(d.seat, EXCHANGE, cards=tuple(pick.sample(mine, k)))
     return Action(d.seat, d.kind)
 
 
@@ -703,8 +704,8 @@ def _illegal(rnd: ShowdownRound) -> list[Action]:
     return [
         Action(1 + d.seat % 7, d.kind),
         Action(d.seat, INCREMENT_2 if d.kind != INCREMENT_2 else EXCHANGE),
-        Action(d.seat, EXCHANGE, (foreign,)),
-        Action(d.seat, EXCHANGE, (mine[0], mine[1], mine[2], mine[0])),
+        Action(d.seat, EXCHANGE, cards=(foreign,)),
+        Action(d.seat, EXCHANGE, cards=(mine[0], mine[1], mine[2], mine[0])),
         Action(d.seat, INCREMENT_1, amount=10**9),
     ]
 
@@ -714,7 +715,7 @@ def _illegal(rnd: ShowdownRound) -> list[Action]:
 def test_property_money_conserved_with_pot_commission_bonus_and_limit(case: Any) -> None:
     rules, bets, shoe, seed, total = case
     boxes = place_bets(bets, ShowdownRound.bet_spec(rules))
-    rnd = ShowdownRound(rules, StackedSource(shoe, 1), boxes)
+    rnd = start(ShowdownRound, rules, StackedSource(shoe, 1), boxes)
     pick = random.Random(seed)
     while rnd.pending is not None:
         before = (json.dumps(rnd.view("inspector")), len(rnd.events), dict(rnd.staked), dict(rnd.paid))
@@ -756,7 +757,7 @@ def test_property_money_conserved_with_pot_commission_bonus_and_limit(case: Any)
 def test_property_player_views_never_leak_hidden_cards(case: Any) -> None:
     rules, bets, shoe, seed, _ = case
     boxes = place_bets(bets, ShowdownRound.bet_spec(rules))
-    rnd = ShowdownRound(rules, StackedSource(shoe, 1), boxes)
+    rnd = start(ShowdownRound, rules, StackedSource(shoe, 1), boxes)
     pick = random.Random(seed)
     while rnd.pending is not None:
         for s in rnd.seats:

@@ -147,7 +147,7 @@ def test_optimal_player_on_a_stacked_round(analysis2: sd.ShowdownAnalysis) -> No
     while rnd.pending is not None:
         action = player(rnd)
         taken.append((action.action, [NAMES[c] for c in action.cards or ()]))
-        rnd.apply(action)
+        session.apply(action)
     assert taken == [("exchange", ["5d"]), (INCREMENT_1, []), (INCREMENT_2, [])]
     seat = rnd.result()["seats"][0]
     assert seat["increments"] == [100, 100] and seat["outcome"] == "push"  # pair of queens, Art.10

@@ -46,14 +46,33 @@ class TapeteError(Exception):
         self.at = at
         self.key = key
         self.params = params
-        self.details = params  # the older name of `params`
 
     def to_json(self) -> dict[str, Any]:
-        """The error object of the scenario contract: {"error": {"code", "message", "at"?}}."""
+        """The error object of the scenario contract, ``{"error": {"code", "message", "at"?}}``, with the
+        message id and its params (``key``, ``params``) that a client in another language renders."""
         body: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.at is not None:
             body["at"] = self.at
+        if self.key is not None:
+            body["key"] = self.key
+            body["params"] = json_safe(self.params)
         return {"error": body}
+
+
+def json_safe(value: Any) -> Any:
+    """`value` as plain JSON data: tuples and sets become lists, an error its message, anything else
+    that JSON cannot carry its text (params may hold a nested error or a card tuple)."""
+    if isinstance(value, TapeteError):
+        return value.message
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(json_safe(v) for v in value)
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
 
 
 def file_problem(exc: BaseException) -> dict[str, Any]:
@@ -96,6 +115,19 @@ class IllegalAction(TapeteError):
     """A decision that is not legal at this point of the round (or missing, or out of turn)."""
 
     code = "illegal_action"
+
+
+class NotWaitingFor(IllegalAction):
+    """A step of another kind than the one the round waits for (a card while a holder must decide, a
+    decision while the dealer must deal): at the server, not the phase for it (409)."""
+
+    code = "conflict"
+
+
+class BadRequest(TapeteError):
+    """Input whose shape is wrong (a missing key, a mistyped field) from a client of the engine or API."""
+
+    code = "bad_request"
 
 
 class LiveTableRefused(TapeteError):

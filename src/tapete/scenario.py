@@ -11,8 +11,10 @@ import json
 from typing import Any
 
 from tapete.cards import parse_shoe
-from tapete.errors import BadBet, BadCards, BadFile, IllegalAction, TapeteError, file_problem, read_text
+from tapete.dealer import deal
+from tapete.errors import BadBet, BadFile, IllegalAction, TapeteError, file_problem, read_text
 from tapete.games import GAMES, round_class
+from tapete.games.base import Action, Decision, Round
 from tapete.rules import load_rules
 from tapete.shoe import StackedSource
 from tapete.table import RawBet, place_bets
@@ -86,16 +88,21 @@ def run(data: Any) -> dict[str, Any]:
         raise BadBet("no bets: a round needs at least one box in play", at=0, key="err.bet.none")
     entries: list[dict[str, Any]] = data.get("actions", [])
 
-    def action_at(i: int) -> Any:
+    def action_at(i: int) -> Action:
         try:
             return cls.parse_action(entries[i])
         except IllegalAction as exc:
             raise IllegalAction(exc.message, at=i, key=exc.key, **exc.params) from None
 
-    rnd = cls(rules, StackedSource(cards, rules.decks), boxes)
+    rnd = cls(rules, boxes)
+    source = StackedSource(cards, rules.decks)
     i = 0
-    while rnd.pending is not None:
+    while True:
+        deal(rnd, source)  # the stacked cards answer every card step (bad_cards when they run out)
         decision = rnd.pending
+        if decision is None:
+            break
+        assert isinstance(decision, Decision)
         if decision.kind in cls.OFFERS:
             entry = entries[i] if i < len(entries) else None
             if entry is not None and entry["seat"] == decision.seat and entry["action"] in decision.legal:
@@ -123,13 +130,11 @@ def run(data: Any) -> dict[str, Any]:
     return out
 
 
-def _apply(rnd: Any, action: Any, index: int) -> None:
+def _apply(rnd: Round, action: Action, index: int) -> None:
     try:
         rnd.apply(action)
     except IllegalAction as exc:
         raise IllegalAction(exc.message, at=index, key=exc.key, **exc.params) from None
-    except BadCards:
-        raise
 
 
 def run_text(text: str) -> dict[str, Any]:

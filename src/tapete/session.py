@@ -2,7 +2,8 @@
 
 This is what a live table, the terminal table, the server and the simulators share. It enforces the
 live-table rules of the card source (rules.md §0: CSPRNG only, or a declared dealer-entered shoe), the
-Art.6 reshuffle when the cut card came out, and writes every round's events to the log.
+Art.6 reshuffle when the cut card came out, deals the cards each round waits for from its source (the
+dealer loop of `tapete.dealer`), and writes every step's events to the log as they are handed out.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tapete.dealer import deal
 from tapete.games import round_class
+from tapete.games.base import CARD, Dealt, Event, Round, Step
 from tapete.log import EventLog
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
@@ -21,15 +24,15 @@ from tapete.table import RawBet, place_bets
 
 def make_shoe(rules: CommonRules, rng: RandomSource, *, live: bool) -> Shoe:
     """The virtual shoe for `rules`' game: cut window and burn from the settings (Art.5)."""
-    depth = getattr(rules, "cut_depth", None)
-    burn = getattr(rules, "burn", 1)
+    depth: int | None = getattr(rules, "cut_depth", None)
+    burn: int | str = getattr(rules, "burn", 1)
     one_handed = rules.game == "showdown_poker"
     return Shoe(rules.decks, rng, cut_card_depth=depth, burn=burn, live=live, one_handed_cut=one_handed)
 
 
 class TableSession:
     """Rounds of one game at one table. ``live=True`` refuses any source but the CSPRNG shoe or a
-    dealer-entered stacked shoe."""
+    dealer-entered shoe. ``log=False`` keeps no log at all (simulations, benchmarks)."""
 
     def __init__(
         self,
@@ -39,7 +42,7 @@ class TableSession:
         live: bool = True,
         rng: RandomSource | None = None,
         source: CardSource | None = None,
-        log: EventLog | str | Path | None = None,
+        log: EventLog | str | Path | bool | None = None,
     ) -> None:
         self.game = game
         self.rules = settings if isinstance(settings, CommonRules) else load_rules(game, settings)
@@ -48,46 +51,84 @@ class TableSession:
             source = make_shoe(self.rules, rng or SecureRandom(), live=live)
         check_live_source(source, live=live)
         self.source = source
-        self.log = log if isinstance(log, EventLog) else EventLog(log)
+        self.log: EventLog | None
+        if log is False:
+            self.log = None
+        elif isinstance(log, EventLog):
+            self.log = log
+        else:
+            self.log = EventLog(log if isinstance(log, str | Path) else None)
         self.round_class = round_class(game)
-        self.round_no = len(self.log.rounds())
-        self.current: Any = None
+        # The next round's number follows the highest logged (shoe-N records are not rounds).
+        self.round_no = self.log.last_round if self.log is not None else 0
+        self.current: Round | None = None
         self._dealt_since_shuffle = False
-        shoe_events = getattr(source, "events", None)
         self._shoe_seen = 0
-        if shoe_events:
+        if getattr(source, "events", None):
             self._flush_shoe_events()
+
+    def _record(self, round_id: int | str, events: Sequence[Event]) -> None:
+        if self.log is not None and events:
+            self.log.extend(round_id, events)
 
     def _flush_shoe_events(self) -> None:
-        events = getattr(self.source, "events", [])
+        events: list[Event] = getattr(self.source, "events", [])
         new = events[self._shoe_seen :]
-        if new:
-            self.log.extend(f"shoe-{self.round_no}", new)
+        self._record(f"shoe-{self.round_no}", new)
         self._shoe_seen = len(events)
 
-    def start_round(self, bets: Sequence[RawBet], **options: Any) -> Any:
-        """Check the bets, prepare the shoe (Art.6 when the cut card came out) and deal a new round.
-        `options` go to the round (Punto y Banca: ``shoe_holder``, the zone holding the shoe)."""
+    def start_round(self, bets: Sequence[RawBet], **options: Any) -> Round:
+        """Check the bets, prepare the shoe (Art.6 when the cut card came out), open a new round and deal
+        its cards up to the first decision. `options` go to the round (Punto y Banca: ``shoe_holder``)."""
         boxes = place_bets(bets, self.round_class.bet_spec(self.rules))
-        if getattr(self.source, "cut_card_out", False) and hasattr(self.source, "prepare_round"):
-            self.source.prepare_round()
+        source: Any = self.source
+        if getattr(source, "cut_card_out", False) and hasattr(source, "prepare_round"):
+            source.prepare_round()
             self._flush_shoe_events()
         elif self._dealt_since_shuffle and getattr(self.round_class, "SHUFFLE_EVERY_ROUND", False):
-            reshuffle = getattr(self.source, "reshuffle", None)
+            reshuffle = getattr(source, "reshuffle", None)
             if reshuffle is not None:  # Showdown Art.7: shuffle and cut before every round
                 reshuffle()
                 self._flush_shoe_events()
         self._dealt_since_shuffle = True
         self.round_no += 1
-        self.current = self.round_class(self.rules, self.source, boxes, round_id=self.round_no, **options)
-        return self.current
+        rnd = self.round_class(self.rules, boxes, round_id=self.round_no, **options)
+        self.current = rnd
+        self._record(self.round_no, rnd.events)
+        self.deal()
+        return rnd
+
+    def deal(self) -> list[Event]:
+        """Deal from the source every card the current round waits for, logging each step."""
+        rnd = self.current
+        if rnd is None:
+            return []
+        if self.log is None:
+            return deal(rnd, self.source)
+        out: list[Event] = []
+        draw = self.source.draw
+        while True:
+            p = rnd.pending
+            if p is None or p.kind != CARD:
+                return out
+            events = rnd.apply(Dealt(draw()))
+            self._record(self.round_no, events)
+            out += events
+
+    def apply(self, step: Step) -> list[Event]:
+        """Take a holder's decision (or a card) on the current round, log it, and deal what follows."""
+        rnd = self.current
+        if rnd is None:
+            raise RuntimeError("no round in progress")
+        events = rnd.apply(step)
+        self._record(self.round_no, events)
+        return events + self.deal()
 
     def finish_round(self) -> None:
-        """Write the finished round's events (and any shoe procedure it caused) to the log."""
+        """Close the finished round: log the shoe's procedures it caused (the cut card coming out)."""
         rnd = self.current
         if rnd is None or not rnd.finished:
             raise RuntimeError("the round is not finished")
-        self.log.extend(self.round_no, rnd.events)
         self._flush_shoe_events()
         self.current = None
 

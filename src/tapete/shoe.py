@@ -17,8 +17,6 @@ from tapete.errors import BadCards, LiveTableRefused
 
 #: rules.md §0 [A]: the software cut lands at least this many cards from either end.
 MIN_CUT_FROM_END = 40
-#: BJ Art.5e: the cut card goes "a no menos de 40 cartas de la base".
-MIN_CUT_CARD_DEPTH = 40
 
 Event = dict[str, Any]
 
@@ -154,6 +152,7 @@ class Shoe:
         return self.events[start:]
 
     def _shuffle_cut_load_burn(self) -> None:
+        """Art.5d-g (burned cards leave through the base `draw`, not a subclass's override of it)."""
         cards = self._cards
         if isinstance(self.rng, SeededRandom):
             self.rng.shuffle(cards)
@@ -176,12 +175,12 @@ class Shoe:
         self.cut_card_out = False
         burned: list[str] = []
         if self.burn == "first_card_value":
-            first = self._next()
+            first = Shoe.draw(self)
             burned.append(NAMES[first])
             value = BACCARAT_VALUE[first] or 10
-            burned.extend(NAMES[self._next()] for _ in range(value))
+            burned.extend(NAMES[Shoe.draw(self)] for _ in range(value))
         else:
-            burned.extend(NAMES[self._next()] for _ in range(int(self.burn)))
+            burned.extend(NAMES[Shoe.draw(self)] for _ in range(int(self.burn)))
         self.events.append({"type": "procedure", "step": "burn", "cards": burned})
 
     # -- dealing ------------------------------------------------------------------------------------
@@ -197,8 +196,6 @@ class Shoe:
             self.cut_card_out = True
             self.events.append({"type": "cut_card_out", "dealt": pos - 1})
         return card
-
-    _next = draw  # the procedures' name for it
 
     @property
     def remaining(self) -> int:
@@ -279,6 +276,10 @@ def check_live_source(source: CardSource, *, live: bool) -> None:
     if isinstance(source, Shoe) and isinstance(source.rng, SecureRandom):
         return
     if isinstance(source, StackedSource) and source.dealer_entered:
+        return
+    from tapete.dealer import DealerEntered
+
+    if isinstance(source, DealerEntered):
         return
     raise LiveTableRefused(
         f"a live table refuses a {source.kind} card source: seeded and stacked sources are for simulation, "

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tapete.cards import BJ_VALUE, Card
-from tapete.games.blackjack import Decision, hand_total
+from tapete.games.base import Decision
+from tapete.games.blackjack import hand_total
 
 UPS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "A")
 

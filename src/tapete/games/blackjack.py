@@ -1,9 +1,10 @@
 """Black Jack as the reglamento of 23-12-1999 writes it (rules.md §1): a pure round state machine.
 
-The round draws from an injected card source and never does I/O, reads a clock or makes randomness.
-Its surface follows OpenSpiel/PokerKit: ``pending`` (who must decide what), ``legal()``, ``verify()`` /
-``can()`` / ``apply(action) -> events``, ``view(viewer)`` and ``result()``. Majestic 21 (§4) subclasses
-it through the hooks marked HOOK.
+The round never does I/O, reads a clock, makes randomness or draws a card itself: every card it needs is
+its pending step (`CardStep`: which box and hand, the dealer's up or hole card, a draw), taken through the
+same ``verify()`` / ``can()`` / ``apply(step) -> events`` as a holder's decision (`tapete.games.base`).
+Its surface follows OpenSpiel/PokerKit: ``pending``, ``legal()``, the triad, ``view(viewer)``,
+``censor(events, viewer)`` and ``result()``. Majestic 21 (§4) subclasses it through the hooks marked HOOK.
 
 Order of a round: bets (checked by `tapete.table`), the deal of Art.8, Black Jacks paid at once when
 the up-card is 2-9 (Art.13), surrender offered to every box in seat order (Art.9, not against an Ace),
@@ -15,18 +16,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
-from tapete.cards import BJ_VALUE, NAMES, Card
+from tapete.cards import BJ_VALUE, NAMES, Card, parse_card
 from tapete.errors import IllegalAction
+from tapete.games.base import (
+    CARD,
+    DECLINE,
+    HIDDEN,
+    Action,
+    CardStep,
+    Dealt,
+    Decision,
+    Event,
+    RoundBase,
+    Step,
+    Viewer,
+    entry_basics,
+    json_copy,
+    public_copy,
+)
 from tapete.games.turn import check_turn
 from tapete.memo import memo
 from tapete.money import EVEN, THREE_TO_TWO, TWO_TO_ONE, Ratio, winnings
 from tapete.rules.blackjack import BlackjackRules
-from tapete.shoe import CardSource
-from tapete.table import BetSpec, Box, round_settled
-
-Event = dict[str, Any]
+from tapete.table import BetSpec, Box
 
 # Kinds of decision the dealer asks for.
 SURRENDER = "surrender"
@@ -34,7 +48,8 @@ INSURANCE = "insurance"
 EVEN_MONEY = "even_money"
 RESPLIT = "resplit"  # Art.11 [A]: a split Ace dealt another Ace may be split again, if the operator allows
 PLAY = "play"
-DECLINE = "decline"
+DEAL = "deal"
+DEALER = "dealer"
 PLAY_ACTIONS = ("hit", "stand", "double", "split")
 # The legal tuples a decision can carry, built once.
 _HIT_STAND = ("hit", "stand")
@@ -77,36 +92,6 @@ def is_natural(cards: Sequence[Card]) -> bool:
 _SPECS: dict[type, dict[int, BetSpec]] = {}
 
 
-class Action(NamedTuple):
-    """A holder's decision: `action` is hit/stand/double/split/surrender/insurance/even_money/decline.
-    Immutable; a NamedTuple because one is built per decision (a frozen dataclass costs ~5x more)."""
-
-    seat: int
-    action: str
-    hand: int | None = None
-    amount: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The decision as a scenario entry."""
-        out: dict[str, Any] = {"seat": self.seat, "action": self.action}
-        if self.hand is not None:
-            out["hand"] = self.hand
-        if self.amount is not None:
-            out["amount"] = self.amount
-        return out
-
-
-class Decision(NamedTuple):
-    """What the dealer is waiting for: an offer to a box or a play decision on one of its hands.
-    Immutable (a front end cannot widen `legal`); a NamedTuple for the same reason as Action."""
-
-    kind: str
-    seat: int
-    hand: int
-    legal: tuple[str, ...]
-    max_amount: int | None = None
-
-
 @dataclass(slots=True)
 class Hand:
     """One hand of a box. `stakes` are the original stakes on it: the holder's and, on the first
@@ -116,7 +101,6 @@ class Hand:
     stakes: list[tuple[str, int]]
     double: int = 0
     split_aces: bool = False
-    from_split: bool = False
     done: bool = False
     busted: bool = False
     settled: bool = False
@@ -148,8 +132,33 @@ class BoxState:
     side: dict[str, list[int]] = field(default_factory=dict)  # spot -> [stake, paid] (Majestic 21)
 
 
-class BlackjackRound:
-    """One round of Black Jack on the boxes given, drawing from `source`."""
+#: What a card step's card is for (the round's `_want`).
+_DEAL, _HIT, _DOUBLE, _SPLIT, _DEALER = range(5)
+#: Card steps are immutable: one per (seat, hand) and per dealer card, built once.
+_SEAT_STEPS: dict[tuple[int, int], CardStep] = {}
+_DEALER_STEPS: list[CardStep] = [
+    CardStep("dealer", face="up", position=0),
+    CardStep("dealer", face="down", position=1),
+]
+#: The deal's order for n boxes (Art.8): box indices, -1 for the dealer; built once per n.
+_DEAL_TARGETS: dict[int, tuple[int, ...]] = {}
+
+
+def _seat_step(seat: int, hand: int) -> CardStep:
+    step = _SEAT_STEPS.get((seat, hand))
+    if step is None:
+        step = _SEAT_STEPS[(seat, hand)] = CardStep("seat", seat, hand)
+    return step
+
+
+def _dealer_step(index: int) -> CardStep:
+    while len(_DEALER_STEPS) <= index:
+        _DEALER_STEPS.append(CardStep("dealer", face="up", position=len(_DEALER_STEPS)))
+    return _DEALER_STEPS[index]
+
+
+class BlackjackRound(RoundBase):
+    """One round of Black Jack on the boxes given; its first pending step is the deal's first card."""
 
     GAME: ClassVar[str] = "blackjack"
     SPOTS: ClassVar[tuple[str, ...]] = ("main",)
@@ -165,27 +174,29 @@ class BlackjackRound:
     def __init__(
         self,
         rules: BlackjackRules,
-        source: CardSource,
         boxes: Sequence[Box],
         *,
         round_id: int | str = 1,
     ) -> None:
         self.rules = rules
-        self.source = source
         self.round_id = round_id
         self.events: list[Event] = []
         self._emit = self.events.append
-        self._draw = source.draw
         self.staked: dict[str, int] = {}
         self.paid: dict[str, int] = {}
         self.commission = 0
         self.dealer: list[Card] = []
         self.hole_turned = False
-        self.pending: Decision | None = None
+        self.exposed = False  # BJ Art.8: the second card was exposed by error and is the up-card
+        self.pending: Decision | CardStep | None = None
         self.finished = False
-        self._phase = SURRENDER
+        self.voided = False
+        self._phase = DEAL
+        self._want = _DEAL
+        self._k = 0
         self._bi = 0
         self._hi = 0
+        self._live = False
         self.boxes: list[BoxState] = []
         self._open(boxes)
 
@@ -215,9 +226,11 @@ class BlackjackRound:
         return rules.table_min, rules.table_max
 
     @classmethod
-    def parse_action(cls, entry: dict[str, Any]) -> Action:
-        """A scenario/API decision entry as an Action (IllegalAction for an unknown name or bad field)."""
-        name = entry["action"]
+    def parse_action(cls, entry: object) -> Action:
+        """A scenario/API decision entry as an Action: BadRequest for a missing or mistyped seat or action,
+        IllegalAction for an unknown name or a bad hand or amount. Never a KeyError."""
+        seat, name = entry_basics(entry)
+        assert isinstance(entry, dict)
         known = (*PLAY_ACTIONS, SURRENDER, INSURANCE, EVEN_MONEY)
         if name not in known:
             raise IllegalAction(
@@ -239,27 +252,21 @@ class BlackjackRound:
             raise IllegalAction(
                 f"amount {amount!r} is not a positive whole amount", key="err.action.amount", amount=amount
             )
-        return Action(seat=entry["seat"], action=name, hand=hand, amount=amount)
+        return Action(seat, name, hand, amount)
 
     @classmethod
-    def actions_from_events(cls, events: Sequence[Event]) -> list[Action]:
-        """The decisions recorded in a round's events, in order (for recall)."""
-        out: list[Action] = []
-        for ev in events:
-            if ev["type"] == "decision":
-                out.append(Action(ev["seat"], ev["action"], ev["hand"], ev.get("amount")))
-            elif ev["type"] == "offer" and ev["offer"] == RESPLIT:
-                out.append(Action(ev["seat"], "split" if ev["taken"] else DECLINE, ev["hand"]))
-            elif ev["type"] == "offer":
-                out.append(
-                    Action(ev["seat"], ev["offer"] if ev["taken"] else DECLINE, None, ev.get("amount"))
-                )
-        return out
-
-    @staticmethod
-    def decline(decision: Decision) -> Action:
-        """The answer of a holder who says nothing when an offer is made."""
-        return Action(seat=decision.seat, action=DECLINE)
+    def step_from_event(cls, ev: Event) -> Step | None:
+        """The step a logged event records: a card, a decision or an answer to an offer (recall, resume)."""
+        kind = ev["type"]
+        if kind == "card":
+            return Dealt(parse_card(ev["card"]), bool(ev.get("exposed", False)))
+        if kind == "decision":
+            return Action(ev["seat"], ev["action"], ev["hand"], ev.get("amount"))
+        if kind == "offer":
+            if ev["offer"] == RESPLIT:
+                return Action(ev["seat"], "split" if ev["taken"] else DECLINE, ev["hand"])
+            return Action(ev["seat"], ev["offer"] if ev["taken"] else DECLINE, None, ev.get("amount"))
+        return None
 
     def _take(self, player: str, amount: int, seat: int, spot: str, hand: int | None = None) -> None:
         self.staked[player] = self.staked.get(player, 0) + amount
@@ -318,10 +325,7 @@ class BlackjackRound:
 
     # ------------------------------------------------------------------ the deal (Art.8)
     def _open(self, boxes: Sequence[Box]) -> None:
-        rules = self.rules
-        self._emit(
-            {"type": "round_started", "game": self.GAME, "round": self.round_id, "rules": rules.settings()}
-        )
+        self._emit(self._started())
         for table_box in boxes:
             holder_stake = table_box.stake(table_box.holder, "main")
             bettors = [(p, s["main"]) for p, s in table_box.stakes.items() if s.get("main")]
@@ -336,17 +340,51 @@ class BlackjackRound:
                 if amount:
                     state.side[spot] = [amount, 0]
             self.boxes.append(state)
-        emit = self._emit
-        emit({"type": "bets_closed"})
-        draw = self._draw
-        for face in ("up", "down"):  # Art.8: one card to each box left to right, then the dealer
-            for box in self.boxes:
-                c = draw()
-                box.hands[0].cards.append(c)
-                emit({"type": "card", "to": "seat", "seat": box.seat, "hand": 0, "card": NAMES[c]})
-            c = draw()
-            self.dealer.append(c)
-            emit({"type": "card", "to": "dealer", "card": NAMES[c], "face": face})
+        self._emit({"type": "bets_closed"})
+        n = len(self.boxes)
+        targets = _DEAL_TARGETS.get(n)
+        if targets is None:  # Art.8: one card to each box left to right, then the dealer; twice
+            targets = _DEAL_TARGETS[n] = (*range(n), -1, *range(n), -1)
+        self._targets = targets
+        self.pending = _seat_step(self.boxes[0].seat, 0) if n else _DEALER_STEPS[0]
+
+    def _deal_card(self, card: Card, exposed: bool) -> None:
+        """A card of the deal: to the box or the dealer the deal's order names (Art.8)."""
+        k = self._k
+        targets = self._targets
+        t = targets[k]
+        if t >= 0:
+            box = self.boxes[t]
+            box.hands[0].cards.append(card)
+            self._emit({"type": "card", "to": "seat", "seat": box.seat, "hand": 0, "card": NAMES[card]})
+        elif not self.dealer:
+            self.dealer.append(card)
+            self._emit({"type": "card", "to": "dealer", "card": NAMES[card], "face": "up"})
+        elif exposed:  # Art.8: "si por error se descubre la segunda carta, ésta será la carta descubierta"
+            self.dealer.insert(0, card)
+            self.exposed = True
+            self._emit({"type": "card", "to": "dealer", "card": NAMES[card], "face": "up", "exposed": True})
+            self._emit(
+                {
+                    "type": "up_card",
+                    "card": NAMES[card],
+                    "rule": "BJ Art.8",
+                    "reason": "the dealer's second card was exposed by error: it is the up-card, "
+                    "and his first card stays face down as the hole card",
+                }
+            )
+        else:
+            self.dealer.append(card)
+            self._emit({"type": "card", "to": "dealer", "card": NAMES[card], "face": "down"})
+        k += 1
+        self._k = k
+        if k < len(targets):
+            t = targets[k]
+            if t >= 0:
+                self.pending = _seat_step(self.boxes[t].seat, 0)
+            else:
+                self.pending = _DEALER_STEPS[1] if self.dealer else _DEALER_STEPS[0]
+            return
         self._after_deal()
         up_value = BJ_VALUE[self.dealer[0]]
         for box in self.boxes:
@@ -356,7 +394,12 @@ class BlackjackRound:
                 if 2 <= up_value <= 9:  # Art.13: paid at once unless an Ace or a ten is up
                     self._settle_hand(box, 0, "win", THREE_TO_TWO)
                     box.settled = True
+        self._phase = SURRENDER
         self._advance()
+
+    def _may_expose(self, step: CardStep) -> bool:
+        """Art.8: only the dealer's second card of the deal can be the one exposed by error."""
+        return self._phase == DEAL and step.to == "dealer" and step.position == 1
 
     def _after_deal(self) -> None:
         """HOOK: what happens once every box has two cards (Majestic 21 settles its side bets)."""
@@ -380,7 +423,8 @@ class BlackjackRound:
 
     # ------------------------------------------------------------------ the cursor
     def _advance(self) -> None:
-        """Move to the next point where somebody must decide, doing every automatic step on the way."""
+        """Move to the next point where a holder must decide or a card is needed, doing every automatic
+        step on the way."""
         boxes = self.boxes
         n = len(boxes)
         if self._phase == SURRENDER:
@@ -423,13 +467,11 @@ class BlackjackRound:
                     hand = hands[self._hi]
                     # A hand's first two cards make at most 21, and 21 is a Black Jack (box skipped
                     # above); after a hit or double _after_card marks it done. Only a split hand's
-                    # second card, dealt here, can bring it to 21.
+                    # second card, asked for here, can bring it to 21.
                     if not hand.done and len(hand.cards) == 1:  # Art.11: its second card in turn
-                        self._deal_to(box, self._hi)
-                        if hand.split_aces:
-                            hand.done = not self._can_resplit(box, hand)  # one card each (Art.11)
-                        elif hand_total(hand.cards)[0] == 21:
-                            hand.done = True
+                        self.pending = _seat_step(box.seat, self._hi)
+                        self._want = _SPLIT
+                        return
                     if hand.done:
                         self._hi += 1
                         continue
@@ -442,11 +484,8 @@ class BlackjackRound:
                     return
                 self._bi += 1
                 self._hi = 0
-            self._phase = "dealer"
-        self.pending = None
+            self._phase = DEALER
         self._dealer_turn()
-        self.finished = True
-        self._emit(self._closing_event())
 
     def _can_resplit(self, box: BoxState, hand: Hand) -> bool:
         return (
@@ -465,22 +504,39 @@ class BlackjackRound:
             return _HIT_STAND_DOUBLE_SPLIT
         return _HIT_STAND_DOUBLE
 
-    def _deal_to(self, box: BoxState, index: int) -> Card:
-        c = self._draw()
-        box.hands[index].cards.append(c)
-        self._emit({"type": "card", "to": "seat", "seat": box.seat, "hand": index, "card": NAMES[c]})
-        return c
+    # ------------------------------------------------------------------ cards (steps)
+    def _on_card(self, card: Card, exposed: bool) -> None:
+        """The card the pending card step waited for: the deal's, a hit's, a double's, a split hand's
+        second card, or the dealer's draw."""
+        want = self._want
+        if want == _DEAL:
+            self._deal_card(card, exposed)
+            return
+        if want == _DEALER:
+            self._dealer_card(card)
+            return
+        box = self.boxes[self._bi]
+        index = self._hi
+        hand = box.hands[index]
+        hand.cards.append(card)
+        self._emit({"type": "card", "to": "seat", "seat": box.seat, "hand": index, "card": NAMES[card]})
+        if want == _HIT:
+            self._after_card(box, index)
+        elif want == _DOUBLE:  # Art.12: exactly one more card
+            hand.done = True
+            self._after_card(box, index)
+        elif hand.split_aces:  # a split hand's second card; split Aces take one card each (Art.11)
+            hand.done = not self._can_resplit(box, hand)
+        elif hand_total(hand.cards)[0] == 21:
+            hand.done = True
+        self._advance()
 
     # ------------------------------------------------------------------ decisions (triad)
-    def legal(self) -> tuple[str, ...]:
-        """The legal decisions of whoever must act now (empty when the round is over)."""
-        return self.pending.legal if self.pending else ()
-
-    def verify(self, action: Action) -> None:
+    def _verify_action(self, action: Action) -> None:
         """Raise IllegalAction, saying why, unless `action` is legal now. Changes nothing."""
         d = self.pending
         check_turn(d, action)
-        assert d is not None
+        assert isinstance(d, Decision)
         if action.action not in d.legal:
             raise IllegalAction(
                 f"{action.action} is not legal for seat {d.seat} now ({d.kind}); legal: {', '.join(d.legal)}",
@@ -489,6 +545,10 @@ class BlackjackRound:
                 seat=d.seat,
                 kind=d.kind,
                 legal=d.legal,
+            )
+        if action.cards is not None:
+            raise IllegalAction(
+                f"{action.action} takes no cards", key="err.sd.no_cards", action=action.action
             )
         if d.kind == PLAY or (d.kind == RESPLIT and action.action != DECLINE):
             box = self.boxes[self._bi]  # the box the cursor is on: the pending decision's
@@ -552,20 +612,10 @@ class BlackjackRound:
                     limit=cap,
                 )
 
-    def can(self, action: Action) -> bool:
-        """Whether `action` is legal now."""
-        try:
-            self.verify(action)
-        except IllegalAction:
-            return False
-        return True
-
-    def apply(self, action: Action) -> list[Event]:
-        """Carry out a legal decision and return the events it caused (IllegalAction changes nothing)."""
-        self.verify(action)
+    def _on_action(self, action: Action) -> None:
+        """Carry out a verified decision; the cursor moves on unless a card is now awaited."""
         d = self.pending
-        assert d is not None
-        start = len(self.events)
+        assert isinstance(d, Decision)
         box = self.boxes[self._bi]
         ev: Event
         if d.kind == PLAY:
@@ -603,18 +653,15 @@ class BlackjackRound:
                 box.settled = True
                 self._settle_hand(box, 0, "win", EVEN)
             self._bi += 1
-        elif d.kind == RESPLIT:
-            if action.action == DECLINE:
-                self._emit(ev)
-                box.hands[d.hand].done = True  # the split Ace keeps its card
-            else:
-                self._play(box, d.hand, action, ev)
-        else:
-            self._play(box, d.hand, action, ev)
+        elif d.kind == RESPLIT and action.action == DECLINE:
+            self._emit(ev)
+            box.hands[d.hand].done = True  # the split Ace keeps its card
+        elif not self._play(box, d.hand, action, ev):
+            return  # a hit or a double: the hand's card is awaited
         self._advance()
-        return self.events[start:]
 
-    def _play(self, box: BoxState, index: int, action: Action, ev: Event) -> None:
+    def _play(self, box: BoxState, index: int, action: Action, ev: Event) -> bool:
+        """A play decision on hand `index`; False when it now waits for the hand's card."""
         hand = box.hands[index]
         name = action.action
         if name == "stand":
@@ -622,26 +669,41 @@ class BlackjackRound:
             hand.done = True
         elif name == "hit":
             self._emit(ev)
-            self._deal_to(box, index)
-            self._after_card(box, index)
+            self.pending = _seat_step(box.seat, index)
+            self._want = _HIT
+            return False
         elif name == "double":  # Art.12: up to the original bet, exactly one more card
             amount = action.amount if action.amount is not None else box.holder_stake
             ev["amount"] = amount
             self._emit(ev)
             hand.double = amount
             self._take(box.holder, amount, box.seat, "double", index)
-            self._deal_to(box, index)
-            hand.done = True
-            self._after_card(box, index)
+            self.pending = _seat_step(box.seat, index)
+            self._want = _DOUBLE
+            return False
         else:  # split, Art.11: the original bet stays on the first hand; the new hand gets an equal bet
             self._emit(ev)
             box.splits += 1
             aces = BJ_VALUE[hand.cards[0]] == 1
-            new = Hand([hand.cards.pop()], [(box.holder, box.holder_stake)], from_split=True, split_aces=aces)
-            hand.from_split = True
+            new = Hand([hand.cards.pop()], [(box.holder, box.holder_stake)], split_aces=aces)
             hand.split_aces = aces
             box.hands.insert(index + 1, new)
             self._take(box.holder, box.holder_stake, box.seat, "split", index + 1)
+        return True
+
+    def _chips_for(self, action: Action) -> int:
+        """What a verified decision takes from the holder: a double (its amount, the original bet by
+        default), a split (an equal bet), insurance (its amount, half the bet by default)."""
+        d = self.pending
+        assert isinstance(d, Decision)
+        name = action.action
+        if name == "double":
+            return action.amount if action.amount is not None else self.boxes[self._bi].holder_stake
+        if name == "split":
+            return self.boxes[self._bi].holder_stake
+        if name == INSURANCE:
+            return action.amount if action.amount is not None else d.max_amount or 0
+        return 0
 
     def _after_card(self, box: BoxState, index: int) -> None:
         hand = box.hands[index]
@@ -659,6 +721,12 @@ class BlackjackRound:
             if box.seat == seat:
                 return box
         raise IllegalAction(f"seat {seat} has no box in this round", key="err.action.no_box", seat=seat)
+
+    def _holder(self, seat: int | None) -> str | None:
+        for box in self.boxes:
+            if box.seat == seat:
+                return box.holder
+        return None
 
     def _settle_hand(
         self,
@@ -684,10 +752,11 @@ class BlackjackRound:
         hand.paid = paid
 
     def _dealer_turn(self) -> None:
+        """Art.13-14: the hole card is turned, insurance settled; on a dealer Black Jack the original bets
+        only; else the dealer draws to 17 while some hand's result depends on his total."""
         dealer = self.dealer
         self.hole_turned = True
         self._emit({"type": "hole_card", "card": NAMES[dealer[1]]})
-        dealer_bj = is_natural(dealer)
         for box in self.boxes:
             if box.insurance:
                 kind = self._insurance_kind()
@@ -701,7 +770,7 @@ class BlackjackRound:
                     box.seat,
                     "insurance",
                 )
-        if dealer_bj:  # Art.13: original bets only; Black Jacks push; extra stakes come back
+        if is_natural(dealer):  # Art.13: original bets only; Black Jacks push; extra stakes come back
             for box in self.boxes:
                 if box.settled:
                     continue
@@ -714,6 +783,7 @@ class BlackjackRound:
                         self._settle_hand(box, i, "lose", None, double_outcome="returned")
                     else:
                         self._settle_hand(box, i, "returned", None)
+            self._finish()
             return
         live = False  # a hand still waiting for the dealer's total
         for box in self.boxes:
@@ -722,13 +792,27 @@ class BlackjackRound:
                     if not h.settled:
                         live = True
                         break
-        total, _ = hand_total(dealer)
-        while live and total < 17:  # Art.14: draw on 16 or less, stand on 17 or more (soft 17 too)
-            c = self._draw()
-            dealer.append(c)
-            self._emit({"type": "card", "to": "dealer", "card": NAMES[c], "face": "up"})
-            total, _ = hand_total(dealer)
-        if len(dealer) > 2 or live:
+        self._live = live
+        total = hand_total(dealer)[0]
+        if live and total < 17:  # Art.14: draw on 16 or less, stand on 17 or more (soft 17 too)
+            self.pending = _dealer_step(2)
+            self._want = _DEALER
+            return
+        self._dealer_done(total)
+
+    def _dealer_card(self, card: Card) -> None:
+        dealer = self.dealer
+        dealer.append(card)
+        self._emit({"type": "card", "to": "dealer", "card": NAMES[card], "face": "up"})
+        total = hand_total(dealer)[0]
+        if total < 17:
+            self.pending = _dealer_step(len(dealer))
+            return
+        self._dealer_done(total)
+
+    def _dealer_done(self, total: int) -> None:
+        """The dealer stands or busts; every hand still in play is settled against his total."""
+        if len(self.dealer) > 2 or self._live:
             self._emit({"type": "dealer_stands" if total <= 21 else "dealer_busts", "total": total})
         for box in self.boxes:
             if box.settled:
@@ -746,9 +830,12 @@ class BlackjackRound:
                     self._settle_hand(box, i, "push", None)
                 else:
                     self._settle_hand(box, i, "lose", None)
+        self._finish()
 
-    def _closing_event(self) -> Event:
-        return round_settled(self.staked, self.paid, self.commission)
+    def _finish(self) -> None:
+        self.pending = None
+        self.finished = True
+        self._emit(self._closing_event())
 
     # ------------------------------------------------------------------ what people see
     def result(self) -> dict[str, Any]:
@@ -791,58 +878,102 @@ class BlackjackRound:
             seats.append(seat)
         return {
             "game": self.GAME,
-            "players": closing["players"],
-            "house": closing["house"],
+            "players": json_copy(closing["players"]),
+            "house": json_copy(closing["house"]),
             "seats": seats,
             "dealer": {"cards": [NAMES[c] for c in self.dealer], "total": hand_total(self.dealer)[0]},
-            "events": self.events,
+            **({"voided": True} if self.voided else {}),
+            "events": json_copy(self.events),
         }
 
-    def view(self, viewer: str) -> dict[str, Any]:
-        """What `viewer` may see: ``"inspector"`` everything, ``"dealer"`` the table as dealt (no peek:
-        the hole card stays face down until turned), ``"player:NAME"`` the same plus his own legal
-        decisions. No view ever holds the shoe or the cards still in it."""
-        show_hole = self.hole_turned or viewer == "inspector"
-        dealer = [NAMES[c] for c in self.dealer[:1]]
-        if len(self.dealer) > 1:
-            dealer.append(NAMES[self.dealer[1]] if show_hole else "??")
-            dealer.extend(NAMES[c] for c in self.dealer[2:])
-        boxes = []
+    def _dealer_shown(self, viewer: Viewer) -> list[bool]:
+        """Which of the dealer's cards `viewer` sees: the up-card once the deal is complete (both are
+        dealt face down, Art.8), the hole card once turned, his draws; the inspector all of them."""
+        n = len(self.dealer)
+        if viewer.inspector:
+            return [True] * n
+        return [self._phase != DEAL if i == 0 else self.hole_turned if i == 1 else True for i in range(n)]
+
+    def view(self, viewer: Viewer | str) -> dict[str, Any]:
+        """What `viewer` may see, built from an allow-list: ``inspector`` everything, the ``dealer`` and a
+        ``player:NAME`` or ``spectator`` the table as dealt (no peek: the hole card stays face down until
+        turned), the holder of the pending decision its legal answers. No view holds the shoe."""
+        v = Viewer.of(viewer)
+        shown = self._dealer_shown(v)
+        dealer = [NAMES[c] if see else HIDDEN for c, see in zip(self.dealer, shown, strict=True)]
+        seats = []
         for box in self.boxes:
-            boxes.append(
-                {
-                    "seat": box.seat,
-                    "holder": box.holder,
-                    "bettors": [{"player": p, "stake": s} for p, s in box.bettors],
-                    "hands": [
-                        {
-                            "cards": [NAMES[c] for c in h.cards],
-                            "total": hand_total(h.cards)[0],
-                            "stake": h.stake,
-                            "outcome": h.outcome,
-                        }
-                        for h in box.hands
-                    ],
-                    "insurance": box.insurance,
-                    "surrendered": box.surrendered,
-                    "side_bets": {k: {"stake": v[0], "paid": v[1]} for k, v in box.side.items()},
-                }
-            )
+            seat: dict[str, Any] = {
+                "seat": box.seat,
+                "holder": box.holder,
+                "bettors": [{"player": p, "stake": s} for p, s in box.bettors],
+                "hands": [
+                    {
+                        "cards": [NAMES[c] for c in h.cards],
+                        "total": hand_total(h.cards)[0],
+                        "stake": h.stake,
+                        "outcome": h.outcome,
+                        **({"double": h.double} if h.double else {}),
+                    }
+                    for h in box.hands
+                ],
+                "insurance": box.insurance,
+                "surrendered": box.surrendered,
+                "side_bets": {k: {"stake": b[0], "paid": b[1]} for k, b in box.side.items()},
+            }
+            seats.append(seat)
         out: dict[str, Any] = {
             "game": self.GAME,
             "round": self.round_id,
-            "viewer": viewer,
+            "viewer": str(v),
             "dealer": dealer,
-            "dealer_total": hand_total(self.dealer if show_hole else self.dealer[:1])[0],
-            "boxes": boxes,
+            "dealer_total": hand_total([c for c, see in zip(self.dealer, shown, strict=True) if see])[0],
+            "seats": seats,
             "finished": self.finished,
+            "voided": self.voided,
+            "pending": self.pending_json(v),
         }
         d = self.pending
-        if d is not None:
+        if isinstance(d, Decision):
             out["turn"] = {"seat": d.seat, "hand": d.hand, "kind": d.kind}
-            player = viewer.removeprefix("player:")
-            if viewer in ("dealer", "inspector") or self._box(d.seat).holder == player:
+            if v.staff or self._holder(d.seat) == v.name:
                 out["turn"]["legal"] = list(d.legal)
-        if viewer == "inspector":
-            out["events"] = list(self.events)
+        if v.inspector:
+            out["events"] = json_copy(self.events)
+        return out
+
+    @classmethod
+    def censor(cls, events: Sequence[Event], viewer: Viewer | str, start: int = 0) -> list[Event]:
+        """Copies of ``events[start:]`` as `viewer` may see them, judged as of the last event: only the
+        allow-listed keys of each known event; the dealer's first card once the deal is complete, his
+        hole card once turned (or the second card when exposed by error: then the first is the hole)."""
+        v = Viewer.of(viewer)
+        if v.inspector:
+            return [json_copy(e) for e in events[start:]]
+        dealt = 0
+        hole = exposed = False
+        for ev in events:
+            kind = ev.get("type")
+            if kind == CARD and ev.get("to") == "dealer":
+                dealt += 1
+            elif kind == "hole_card":
+                hole = True
+            elif kind == "up_card":
+                exposed = True
+        out: list[Event] = []
+        k = 0
+        for i, ev in enumerate(events):
+            index = None
+            if ev.get("type") == CARD and ev.get("to") == "dealer":
+                index, k = k, k + 1
+            if i < start:
+                continue
+            c = public_copy(ev)
+            if c is None:
+                continue
+            if (index == 0 and not (hole or (dealt >= 2 and not exposed))) or (
+                index == 1 and not (hole or exposed)
+            ):
+                c["card"] = HIDDEN
+            out.append(c)
         return out

@@ -1,11 +1,13 @@
-"""Punto y Banca as the reglamento of 23-12-1999 writes it (rules.md §2): a pure round that plays itself.
+"""Punto y Banca as the reglamento of 23-12-1999 writes it (rules.md §2): a pure round dealt card by card.
 
 Nobody decides anything in a Punto y Banca round: once the bets are closed (Art.7d) the four cards go
 Punto, Banca, Punto, Banca (Art.10), third cards follow the numeric rules of Art.11 (one definition, in
-`tapete.math.baccarat`), and the bets are settled by Art.8. So the round is played in full when it is
-built: ``pending`` is None, ``OFFERS`` is empty and ``finished`` is True. Every card is an event, and
-every draw or stand carries its reason ("Banca 5 draws: Punto's third card was a 6"). The round also
-records who holds the shoe (Art.9); `next_shoe_holder` says where it goes next.
+`tapete.math.baccarat`), and the bets are settled by Art.8. The round's only steps are its cards: each is
+its pending step (`CardStep` to ``punto`` or ``banca``), taken like any step (tapete.games.base), so a
+live table's dealer enters the coup card by card. Every card is an event, and every draw or stand is
+recorded as the rule decides it, with its reason ("Banca 5 draws: Punto's third card was a 6").
+``OFFERS`` is empty. The round also records who holds the shoe (Art.9); `next_shoe_holder` says where it
+goes next.
 """
 
 from __future__ import annotations
@@ -14,17 +16,25 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal
 
-from tapete.cards import BACCARAT_VALUE, NAMES, Card
+from tapete.cards import BACCARAT_VALUE, NAMES, Card, parse_card
 from tapete.errors import IllegalAction
-from tapete.games.blackjack import Action, Decision
+from tapete.games.base import (
+    Action,
+    CardStep,
+    Dealt,
+    Event,
+    RoundBase,
+    Step,
+    Viewer,
+    json_copy,
+    public_copy,
+)
 from tapete.math.baccarat import banca_draws, is_natural, punto_draws
 from tapete.memo import memo
 from tapete.money import EVEN, Ratio, winnings
 from tapete.rules.punto_y_banca import PuntoYBancaRules
-from tapete.shoe import CardSource
-from tapete.table import BetSpec, Box, round_settled
+from tapete.table import BetSpec, Box
 
-Event = dict[str, Any]
 Side = Literal["punto", "banca"]
 Winner = Literal["punto", "banca", "empate"]
 
@@ -102,10 +112,14 @@ class Zone:
 
 
 _SPECS: dict[int, BetSpec] = {}
+_TO_PUNTO = CardStep(PUNTO)
+_TO_BANCA = CardStep(BANCA)
+#: Art.10: the first four cards go Punto, Banca, Punto, Banca.
+_COUP = (_TO_PUNTO, _TO_BANCA, _TO_PUNTO, _TO_BANCA)
 
 
-class PuntoYBancaRound:
-    """One round of Punto y Banca on the zones given, drawing from `source`; played when built.
+class PuntoYBancaRound(RoundBase):
+    """One round of Punto y Banca on the zones given; its pending steps are the coup's cards.
 
     `shoe_holder` is the zone whose player draws the cards (Art.9); by default the first occupied
     zone. It must be a zone in play.
@@ -123,14 +137,12 @@ class PuntoYBancaRound:
     def __init__(
         self,
         rules: PuntoYBancaRules,
-        source: CardSource,
         boxes: Sequence[Box],
         *,
         round_id: int | str = 1,
         shoe_holder: int | None = None,
     ) -> None:
         self.rules = rules
-        self.source = source
         self.round_id = round_id
         self.events: list[Event] = []
         self.staked: dict[str, int] = {}
@@ -139,8 +151,10 @@ class PuntoYBancaRound:
         self.punto: list[Card] = []
         self.banca: list[Card] = []
         self.winner: Winner | None = None
-        self.pending: Decision | None = None
+        self.pending: CardStep | None = None
         self.finished = False
+        self.voided = False
+        self._third: int | None = None  # the value of Punto's third card, once dealt
         self.zones: list[Zone] = [Zone(b.seat, b.holder) for b in boxes]
         seats = [z.seat for z in self.zones]
         if shoe_holder is None and seats:
@@ -154,7 +168,7 @@ class PuntoYBancaRound:
                 zone=shoe_holder,
             )
         self.shoe_holder: int = shoe_holder
-        self._play(boxes)
+        self._open(boxes)
 
     # ------------------------------------------------------------------ the surface every round offers
     @classmethod
@@ -183,18 +197,19 @@ class PuntoYBancaRound:
         )
 
     @classmethod
-    def parse_action(cls, entry: dict[str, Any]) -> Action:
+    def parse_action(cls, entry: object) -> Action:
         """Always IllegalAction: nobody decides anything in a Punto y Banca round (Art.10-11)."""
+        got = entry.get("action") if isinstance(entry, dict) else None
         raise IllegalAction(
-            f"Punto y Banca takes no decisions (the cards follow Art.11); got {entry.get('action')!r}",
+            f"Punto y Banca takes no decisions (the cards follow Art.11); got {got!r}",
             key="err.pyb.no_decisions_got",
-            action=entry.get("action"),
+            action=got,
         )
 
     @classmethod
-    def actions_from_events(cls, events: Sequence[Event]) -> list[Action]:
-        """No decisions are ever recorded: a round is rebuilt from its bets and cards alone."""
-        return []
+    def step_from_event(cls, ev: Event) -> Step | None:
+        """The only steps of a round are its cards."""
+        return Dealt(parse_card(ev["card"])) if ev["type"] == "card" else None
 
     @classmethod
     def options_from_events(cls, events: Sequence[Event]) -> dict[str, Any]:
@@ -203,15 +218,11 @@ class PuntoYBancaRound:
         return {"shoe_holder": holder["seat"]} if isinstance(holder, dict) else {}
 
     @staticmethod
-    def decline(decision: Decision) -> Action:
+    def decline(decision: Any) -> Action:
         """Never called: Punto y Banca makes no offers (IllegalAction if it is)."""
         raise IllegalAction("Punto y Banca makes no offers", key="err.pyb.no_offers")
 
-    def legal(self) -> tuple[str, ...]:
-        """Nothing is ever legal to decide: the round is played when built."""
-        return ()
-
-    def verify(self, action: Action) -> None:
+    def _verify_action(self, action: Action) -> None:
         """Always IllegalAction: there is nothing to decide."""
         raise IllegalAction(
             f"seat {action.seat}'s {action.action}: Punto y Banca takes no decisions",
@@ -220,31 +231,17 @@ class PuntoYBancaRound:
             action=action.action,
         )
 
-    def can(self, action: Action) -> bool:
-        """Always False."""
-        return False
-
-    def apply(self, action: Action) -> list[Event]:
-        """Always IllegalAction, changing nothing."""
-        self.verify(action)
-        return []  # pragma: no cover - verify always raises
+    def _holder(self, seat: int | None) -> str | None:
+        return next((z.holder for z in self.zones if z.seat == seat), None)
 
     # ------------------------------------------------------------------ the round
     def _emit(self, event: Event) -> None:
         self.events.append(event)
 
-    def _play(self, boxes: Sequence[Box]) -> None:
+    def _open(self, boxes: Sequence[Box]) -> None:
         emit = self._emit
         holder = next(z.holder for z in self.zones if z.seat == self.shoe_holder)
-        emit(
-            {
-                "type": "round_started",
-                "game": self.GAME,
-                "round": self.round_id,
-                "rules": self.rules.settings(),
-                "shoe_holder": {"seat": self.shoe_holder, "player": holder},
-            }
-        )
+        emit(self._started(shoe_holder={"seat": self.shoe_holder, "player": holder}))
         for zone, box in zip(self.zones, boxes, strict=True):
             for player, spots in box.stakes.items():
                 for spot in SPOTS:
@@ -263,26 +260,26 @@ class PuntoYBancaRound:
                             }
                         )
         emit({"type": "bets_closed"})  # Art.7d: bets until the first card leaves the shoe
-        for side in (PUNTO, BANCA, PUNTO, BANCA):  # Art.10
-            self._deal(side)
-        self._third_cards()
-        p, b = total(self.punto), total(self.banca)
-        self.winner = PUNTO if p > b else BANCA if b > p else EMPATE
-        emit({"type": "outcome", "punto": p, "banca": b, "winner": self.winner})
-        for zone in self.zones:
-            for bet in zone.bets:
-                self._settle(zone.seat, bet)
-        self.finished = True
-        emit(self._closing_event())
+        self.pending = _COUP[0]
 
-    def _deal(self, side: str) -> Card:
-        card = self.source.draw()
+    def _on_card(self, card: Card, exposed: bool) -> None:
+        """The card the coup waits for: one of the first four (Art.10), or a third card (Art.11)."""
+        side = self.pending.to if self.pending is not None else PUNTO
         (self.punto if side == PUNTO else self.banca).append(card)
         self._emit({"type": "card", "to": side, "card": NAMES[card]})
-        return card
+        dealt = len(self.punto) + len(self.banca)
+        if dealt < 4:
+            self.pending = _COUP[dealt]
+        elif dealt == 4:
+            self._after_four()
+        elif side == PUNTO:
+            self._third = BACCARAT_VALUE[card]
+            self._banca_rule()
+        else:
+            self._outcome()
 
-    def _third_cards(self) -> None:
-        """Art.11: naturals stop the coup; Punto draws on 0-5; Banca by its total and Punto's third card."""
+    def _after_four(self) -> None:
+        """Art.11: naturals stop the coup; Punto draws on 0-5 and stands on 6-7."""
         p2, b2 = total(self.punto), total(self.banca)
         if is_natural(p2) or is_natural(b2):
             if is_natural(p2) and is_natural(b2):
@@ -293,13 +290,19 @@ class PuntoYBancaRound:
                 why = f"Banca has a natural {b2}: no third cards"
             self._rule(PUNTO, False, p2, "natural", why)
             self._rule(BANCA, False, b2, "natural", why)
+            self._outcome()
             return
-        third: int | None = None
         if punto_draws(p2):
             self._rule(PUNTO, True, p2, "punto_0_5", f"Punto {p2} draws")
-            third = BACCARAT_VALUE[self._deal(PUNTO)]
-        else:
-            self._rule(PUNTO, False, p2, "punto_6_7", f"Punto {p2} stands")
+            self.pending = _TO_PUNTO
+            return
+        self._rule(PUNTO, False, p2, "punto_6_7", f"Punto {p2} stands")
+        self._banca_rule()
+
+    def _banca_rule(self) -> None:
+        """Art.11: Banca by its two-card total and Punto's third card (or Punto standing)."""
+        b2 = total(self.banca)
+        third = self._third
         draws = banca_draws(b2, third)
         verb = "draws" if draws else "stands"
         if third is None:
@@ -308,7 +311,21 @@ class PuntoYBancaRound:
             why = f"Banca {b2} {verb}: Punto's third card was a {third}"
             self._rule(BANCA, draws, b2, "punto_third", why, punto_third=third)
         if draws:
-            self._deal(BANCA)
+            self.pending = _TO_BANCA
+            return
+        self._outcome()
+
+    def _outcome(self) -> None:
+        """Art.8: the winner, every bet settled, the closing record."""
+        p, b = total(self.punto), total(self.banca)
+        self.winner = PUNTO if p > b else BANCA if b > p else EMPATE
+        self._emit({"type": "outcome", "punto": p, "banca": b, "winner": self.winner})
+        for zone in self.zones:
+            for bet in zone.bets:
+                self._settle(zone.seat, bet)
+        self.pending = None
+        self.finished = True
+        self._emit(self._closing_event())
 
     def _rule(
         self, side: str, draws: bool, t: int, rule: str, reason: str, *, punto_third: int | None = None
@@ -365,9 +382,6 @@ class PuntoYBancaRound:
             ev["fraction"] = frac
         self._emit(ev)
 
-    def _closing_event(self) -> Event:
-        return round_settled(self.staked, self.paid, self.commission)
-
     # ------------------------------------------------------------------ what people see
     def _side(self, cards: Sequence[Card]) -> dict[str, Any]:
         two = total(cards[:2])
@@ -405,38 +419,51 @@ class PuntoYBancaRound:
     def result(self) -> dict[str, Any]:
         """The outcome in the scenario contract's shape: players, house, the zones with every bet and
         its net, Punto's and Banca's cards and totals, the winner, who held the shoe, the events."""
-        closing = self.events[-1]
+        closing = self.events[-1] if self.finished else self._closing_event()
         holder = self.events[0]["shoe_holder"]
         return {
             "game": self.GAME,
-            "players": closing["players"],
-            "house": closing["house"],
+            "players": json_copy(closing["players"]),
+            "house": json_copy(closing["house"]),
             "seats": [self._zone_json(z) for z in self.zones],
             "punto": self._side(self.punto),
             "banca": self._side(self.banca),
             "winner": self.winner,
             "shoe": {**holder, "passes": shoe_passes(self.winner or "", self.rules.shoe_passes)},
-            "events": self.events,
+            **({"voided": True} if self.voided else {}),
+            "events": json_copy(self.events),
         }
 
-    def view(self, viewer: str) -> dict[str, Any]:
-        """What `viewer` may see: ``"inspector"`` everything with the events, ``"dealer"`` and
-        ``"player:NAME"`` the table as dealt (every card of Punto y Banca is dealt face up), with each
-        side's Art.11 step (`steps`: draw/stand, total, rule, Punto's third card, reason). No view ever
-        holds the shoe or the cards still in it."""
+    def view(self, viewer: Viewer | str) -> dict[str, Any]:
+        """What `viewer` may see, built from an allow-list: every card of Punto y Banca is dealt face up,
+        so a player, a spectator and the dealer see the table as dealt, with each side's Art.11 step
+        (`steps`: draw/stand, total, rule, Punto's third card, reason); the inspector also the events.
+        No view holds the shoe or the cards still in it."""
+        v = Viewer.of(viewer)
+        steps = [e for e in self.events if e["type"] in ("draw", "stand")]
         out: dict[str, Any] = {
             "game": self.GAME,
             "round": self.round_id,
-            "viewer": viewer,
+            "viewer": str(v),
             "punto": self._side(self.punto),
             "banca": self._side(self.banca),
             "winner": self.winner,
             "shoe_holder": dict(self.events[0]["shoe_holder"]),
-            "zones": [self._zone_json(z) for z in self.zones],
-            "steps": [dict(e) for e in self.events if e["type"] in ("draw", "stand")],
-            "reasons": [e["reason"] for e in self.events if e["type"] in ("draw", "stand")],
+            "seats": [self._zone_json(z) for z in self.zones],
+            "steps": [public_copy(e) for e in steps],
+            "reasons": [e["reason"] for e in steps],
             "finished": self.finished,
+            "voided": self.voided,
+            "pending": self.pending_json(v),
         }
-        if viewer == "inspector":
-            out["events"] = list(self.events)
+        if v.inspector:
+            out["events"] = json_copy(self.events)
         return out
+
+    @classmethod
+    def censor(cls, events: Sequence[Event], viewer: Viewer | str, start: int = 0) -> list[Event]:
+        """Copies of ``events[start:]`` for `viewer`: every card is dealt face up, so each known event's
+        allow-listed keys; the inspector reads them whole."""
+        if Viewer.of(viewer).inspector:
+            return [json_copy(e) for e in events[start:]]
+        return [c for c in (public_copy(e) for e in events[start:]) if c is not None]

@@ -1,8 +1,9 @@
 """Showdown Póker as the reglamento of 17-08-2000 writes it (rules.md §3): a pure round state machine.
 
-The round draws from an injected card source and never does I/O, reads a clock or makes randomness. Its
-surface is the reference round's (games/blackjack.py): ``pending``, ``legal()``, ``verify()`` / ``can()``
-/ ``apply(action) -> events``, ``view(viewer)`` and ``result()``.
+The round never does I/O, reads a clock, makes randomness or draws a card itself: every card it needs (the
+deal's, an exchange's replacements) is its pending step (`CardStep`), taken through the same ``verify()``
+/ ``can()`` / ``apply(step) -> events`` as a player's answer (tapete.games.base). Its surface is every
+round's: ``pending``, ``legal()``, the triad, ``view(viewer)``, ``censor(events, viewer)``, ``result()``.
 
 Order of a round: bets and pot bets (Art.8, checked by `tapete.table`; optional bonus), the deal of
 Art.9.1 (first card to each seat, community 1, second card to each seat, community 2, third card to each
@@ -15,6 +16,7 @@ Every decision is an offer: silence declines it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -23,58 +25,36 @@ from typing import Any, ClassVar
 
 from tapete.cards import NAMES, Card, parse_card
 from tapete.errors import BadCards, IllegalAction
+from tapete.games.base import (
+    CARD,
+    DECLINE,
+    HIDDEN,
+    Action,
+    CardStep,
+    Dealt,
+    Decision,
+    Event,
+    RoundBase,
+    Step,
+    Viewer,
+    entry_basics,
+    json_copy,
+    public_copy,
+)
 from tapete.games.turn import check_turn
 from tapete.memo import memo
 from tapete.money import Ratio, format_money, share, winnings
 from tapete.poker import JACK, POKER_RANK, Category, category, describe, significant_ranks, strength_of_ranks
 from tapete.rules.showdown import SHOWDOWN_PAYTABLE, ShowdownRules
-from tapete.shoe import CardSource
-from tapete.table import BetSpec, Box, round_settled
-
-Event = dict[str, Any]
+from tapete.table import BetSpec, Box
 
 # Kinds of decision the dealer asks for (all offers: declined by silence).
 EXCHANGE = "exchange"
 INCREMENT_1 = "increment_1"
 INCREMENT_2 = "increment_2"
-DECLINE = "decline"
+DEAL = "deal"
 SETTLE = "settle"
 SPOTS = ("bet", "pot", "bonus")
-HIDDEN = "??"
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """A player's answer to an offer: exchange (with the cards he gives up), increment_1/2, or decline."""
-
-    seat: int
-    action: str
-    cards: tuple[Card, ...] | None = None
-    amount: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The decision as a scenario entry."""
-        out: dict[str, Any] = {"seat": self.seat, "action": self.action}
-        if self.cards is not None:
-            out["cards"] = [NAMES[c] for c in self.cards]
-        if self.amount is not None:
-            out["amount"] = self.amount
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What the dealer is asking one seat: `kind` is exchange / increment_1 / increment_2.
-
-    `max_cards` is the most cards the exchange may take (rules.max_exchange); `max_amount` is the
-    increment's amount, which equals the bet (Art.9.7). `hand` is always 0 (one hand per seat)."""
-
-    kind: str
-    seat: int
-    legal: tuple[str, ...]
-    hand: int = 0
-    max_cards: int = 0
-    max_amount: int | None = None
 
 
 @dataclass(slots=True)
@@ -273,8 +253,20 @@ def bonus_limits(rules: ShowdownRules) -> tuple[int, int]:
 _SPECS: dict[int, BetSpec] = {}
 
 
-class ShowdownRound:
-    """One round of Showdown Póker on the positions given, drawing from `source`."""
+def exchange_positions(hand: Sequence[Card], given: Sequence[Card]) -> list[int]:
+    """The positions of `hand` an exchange of `given` gives up, in the hand's order: each named card is
+    one position (the first not yet taken that holds it), so one of two identical cards is one card."""
+    wanted = Counter(given)
+    out = []
+    for i, c in enumerate(hand):
+        if wanted[c]:
+            wanted[c] -= 1
+            out.append(i)
+    return out
+
+
+class ShowdownRound(RoundBase):
+    """One round of Showdown Póker on the positions given; its first pending step is the deal's first card."""
 
     GAME: ClassVar[str] = "showdown_poker"
     SPOTS: ClassVar[tuple[str, ...]] = SPOTS
@@ -285,29 +277,29 @@ class ShowdownRound:
     def __init__(
         self,
         rules: ShowdownRules,
-        source: CardSource,
         boxes: Sequence[Box],
         *,
         round_id: int | str = 1,
     ) -> None:
         self.rules = rules
-        self.source = source
         self.round_id = round_id
         self.events: list[Event] = []
         self._emit = self.events.append
-        self._draw = source.draw
         self.staked: dict[str, int] = {}
         self.paid: dict[str, int] = {}
         self.commission = 0
         self.community: list[Card] = []
         self.shown = 0  # community cards turned face up (Art.9.3, 9.5)
-        self.pending: Decision | None = None
+        self.pending: Decision | CardStep | None = None
         self.finished = False
+        self.voided = False
         self.seats: list[SeatState] = []
         self.pot: dict[str, Any] = {}
         self.limit: dict[str, Any] | None = None
-        self._phase = EXCHANGE
+        self._phase = DEAL
         self._i = 0
+        self._k = 0  # cards of the deal given so far
+        self._swap: list[int] = []  # positions of the pending exchange still waiting for their card
         self._open(boxes)
 
     # ------------------------------------------------------------------ bets, money, events
@@ -342,9 +334,11 @@ class ShowdownRound:
         )
 
     @classmethod
-    def parse_action(cls, entry: dict[str, Any]) -> Action:
-        """A scenario/API decision entry as an Action (IllegalAction for an unknown name or a bad field)."""
-        name = entry["action"]
+    def parse_action(cls, entry: object) -> Action:
+        """A scenario/API decision entry as an Action: BadRequest for a missing or mistyped seat or action,
+        IllegalAction for an unknown name or a bad field. Never a KeyError."""
+        seat, name = entry_basics(entry)
+        assert isinstance(entry, dict)
         known = (EXCHANGE, INCREMENT_1, INCREMENT_2)
         if name not in known:
             raise IllegalAction(
@@ -386,27 +380,21 @@ class ShowdownRound:
                 key="err.sd.one_hand",
                 hand=hand,
             )
-        return Action(seat=entry["seat"], action=name, cards=cards, amount=amount)
+        return Action(seat, name, None, amount, cards)
 
     @classmethod
-    def actions_from_events(cls, events: Sequence[Event]) -> list[Action]:
-        """The decisions recorded in a round's events, in order (for recall)."""
-        out: list[Action] = []
-        for ev in events:
-            if ev["type"] != "offer":
-                continue
-            if not ev["taken"]:
-                out.append(Action(ev["seat"], DECLINE))
-            elif ev["offer"] == EXCHANGE:
-                out.append(Action(ev["seat"], EXCHANGE, tuple(parse_card(c) for c in ev["cards"])))
-            else:
-                out.append(Action(ev["seat"], ev["offer"], amount=ev.get("amount")))
-        return out
-
-    @staticmethod
-    def decline(decision: Decision) -> Action:
-        """The answer of a player who says nothing when an offer is made."""
-        return Action(seat=decision.seat, action=DECLINE)
+    def step_from_event(cls, ev: Event) -> Step | None:
+        """The step a logged event records: a card, or a player's answer to an offer (recall, resume)."""
+        kind = ev["type"]
+        if kind == CARD:
+            return Dealt(parse_card(ev["card"]))
+        if kind != "offer":
+            return None
+        if not ev["taken"]:
+            return Action(ev["seat"], DECLINE)
+        if ev["offer"] == EXCHANGE:
+            return Action(ev["seat"], EXCHANGE, cards=tuple(parse_card(c) for c in ev["cards"]))
+        return Action(ev["seat"], ev["offer"], amount=ev.get("amount"))
 
     def _take(self, seat: SeatState, amount: int, spot: str) -> None:
         self.staked[seat.player] = self.staked.get(seat.player, 0) + amount
@@ -431,14 +419,7 @@ class ShowdownRound:
 
     # ------------------------------------------------------------------ the deal (Art.9.1)
     def _open(self, boxes: Sequence[Box]) -> None:
-        self._emit(
-            {
-                "type": "round_started",
-                "game": self.GAME,
-                "round": self.round_id,
-                "rules": self.rules.settings(),
-            }
-        )
+        self._emit(self._started())
         for box in boxes:
             holder = box.holder
             state = SeatState(
@@ -452,17 +433,72 @@ class ShowdownRound:
             for spot in box.stakes[holder]:
                 self._take(state, box.stakes[holder][spot], spot)
         self._emit({"type": "bets_closed"})
-        for k in range(3):
-            for s in self.seats:
-                c = self._draw()
-                s.cards.append(c)
-                s.dealt.append(c)
-                self._emit({"type": "card", "to": "seat", "seat": s.seat, "card": NAMES[c], "face": "down"})
-            if k < 2:
-                c = self._draw()
-                self.community.append(c)
-                self._emit({"type": "card", "to": "community", "index": k, "card": NAMES[c], "face": "down"})
+        # Art.9.1: first card to each seat, community 1, second card to each seat, community 2, third card
+        seat_steps = [CardStep("seat", s.seat, 0, "down") for s in self.seats]
+        self._plan = (
+            *seat_steps,
+            CardStep("community", face="down", position=0),
+            *seat_steps,
+            CardStep("community", face="down", position=1),
+            *seat_steps,
+        )
+        self.pending = self._plan[0]
+
+    def _on_card(self, card: Card, exposed: bool) -> None:
+        """The card the pending step waited for: one of the deal's (Art.9.1), or a replacement for a card
+        an exchange gave up (Art.9.2), dealt at once in the hand's order."""
+        step = self.pending
+        assert isinstance(step, CardStep)
+        if self._phase == DEAL:
+            if step.to == "community":
+                self.community.append(card)
+                self._emit(
+                    {
+                        "type": "card",
+                        "to": "community",
+                        "index": step.position,
+                        "card": NAMES[card],
+                        "face": "down",
+                    }
+                )
+            else:
+                s = self._seat(step.seat or 0)
+                s.cards.append(card)
+                s.dealt.append(card)
+                self._emit(
+                    {"type": "card", "to": "seat", "seat": s.seat, "card": NAMES[card], "face": "down"}
+                )
+            self._k += 1
+            if self._k < len(self._plan):
+                self.pending = self._plan[self._k]
+                return
+            self._phase = EXCHANGE
+            self._advance()
+            return
+        s = self.seats[self._i]  # an exchange's replacement, position by position
+        pos = self._swap.pop(0)
+        old = s.cards[pos]
+        s.cards[pos] = card
+        s.discarded.append(old)
+        s.replacements.append(card)
+        self._emit(
+            {
+                "type": "card",
+                "to": "seat",
+                "seat": s.seat,
+                "card": NAMES[card],
+                "face": "down",
+                "replaces": NAMES[old],
+            }
+        )
+        if self._swap:
+            self.pending = self._replacement_step(s)
+            return
+        self._i += 1
         self._advance()
+
+    def _replacement_step(self, s: SeatState) -> CardStep:
+        return CardStep("seat", s.seat, 0, "down", replaces=NAMES[s.cards[self._swap[0]]])
 
     # ------------------------------------------------------------------ the cursor
     def _advance(self) -> None:
@@ -473,14 +509,14 @@ class ShowdownRound:
             if self.rules.max_exchange > 0 and self._i < n:
                 s = seats[self._i]
                 self.pending = Decision(
-                    EXCHANGE, s.seat, (EXCHANGE, DECLINE), max_cards=self.rules.max_exchange
+                    EXCHANGE, s.seat, 0, (EXCHANGE, DECLINE), max_cards=self.rules.max_exchange
                 )
                 return
             self._phase, self._i = INCREMENT_1, 0
         if self._phase == INCREMENT_1:
             if self._i < n:
                 s = seats[self._i]
-                self.pending = Decision(INCREMENT_1, s.seat, (INCREMENT_1, DECLINE), max_amount=s.bet)
+                self.pending = Decision(INCREMENT_1, s.seat, 0, (INCREMENT_1, DECLINE), max_amount=s.bet)
                 return
             self._show(0)  # Art.9.3
             self._phase, self._i = INCREMENT_2, 0
@@ -488,7 +524,7 @@ class ShowdownRound:
             while self._i < n:  # Art.9.4: only to those who made increment Nº1
                 s = seats[self._i]
                 if len(s.increments) == 1:
-                    self.pending = Decision(INCREMENT_2, s.seat, (INCREMENT_2, DECLINE), max_amount=s.bet)
+                    self.pending = Decision(INCREMENT_2, s.seat, 0, (INCREMENT_2, DECLINE), max_amount=s.bet)
                     return
                 self._i += 1
             self._show(1)  # Art.9.5
@@ -498,20 +534,19 @@ class ShowdownRound:
         self.finished = True
         self._emit(self._closing_event())
 
+    def _holder(self, seat: int | None) -> str | None:
+        return next((s.player for s in self.seats if s.seat == seat), None)
+
     def _show(self, index: int) -> None:
         self.shown = index + 1
         self._emit({"type": "community_shown", "index": index, "card": NAMES[self.community[index]]})
 
     # ------------------------------------------------------------------ decisions (triad)
-    def legal(self) -> tuple[str, ...]:
-        """The legal answers of the seat being asked now (empty when the round is over)."""
-        return self.pending.legal if self.pending else ()
-
-    def verify(self, action: Action) -> None:
+    def _verify_action(self, action: Action) -> None:
         """Raise IllegalAction, saying why, unless `action` is legal now. Changes nothing."""
         d = self.pending
         check_turn(d, action)
-        assert d is not None
+        assert isinstance(d, Decision)
         if action.action not in d.legal:
             if action.action == INCREMENT_2 and d.kind == INCREMENT_1:
                 raise IllegalAction(
@@ -543,13 +578,14 @@ class ShowdownRound:
                     limit=d.max_cards,
                     count=len(cards),
                 )
-            if len(set(cards)) != len(cards):
+            mine = self._seat(d.seat).cards
+            named, held = Counter(cards), Counter(mine)
+            if any(n > 1 and n > held[c] for c, n in named.items()):  # by position: no more than he holds
                 raise IllegalAction(
                     f"seat {d.seat} names a card twice in the exchange",
                     key="err.sd.exchange_twice",
                     seat=d.seat,
                 )
-            mine = self._seat(d.seat).cards
             for c in cards:
                 if c not in mine:
                     have = " ".join(NAMES[x] for x in mine)
@@ -579,20 +615,12 @@ class ShowdownRound:
                     bet=d.max_amount,
                 )
 
-    def can(self, action: Action) -> bool:
-        """Whether `action` is legal now."""
-        try:
-            self.verify(action)
-        except IllegalAction:
-            return False
-        return True
-
-    def apply(self, action: Action) -> list[Event]:
-        """Carry out a legal answer and return the events it caused (IllegalAction changes nothing)."""
-        self.verify(action)
+    def _on_action(self, action: Action) -> None:
+        """Carry out a verified answer. An exchange gives up the named cards by position (with more than
+        one deck a hand may hold two of a card: each named copy is one position) and then waits for
+        their replacements, dealt at once in the hand's order (Art.9.2)."""
         d = self.pending
-        assert d is not None
-        start = len(self.events)
+        assert isinstance(d, Decision)
         s = self._seat(d.seat)
         taken = action.action != DECLINE and not (action.action == EXCHANGE and not action.cards)
         ev: Event = {"type": "offer", "seat": d.seat, "offer": d.kind, "taken": taken}
@@ -600,25 +628,11 @@ class ShowdownRound:
             self._emit(ev)
         elif d.kind == EXCHANGE:  # Art.9.2: given up face down; replacements dealt at once, in hand order
             assert action.cards is not None
-            given = [c for c in s.cards if c in action.cards]
-            ev["cards"] = [NAMES[c] for c in given]
+            self._swap = exchange_positions(s.cards, action.cards)
+            ev["cards"] = [NAMES[s.cards[i]] for i in self._swap]
             self._emit(ev)
-            for i, c in enumerate(s.cards):
-                if c in action.cards:
-                    new = self._draw()
-                    s.cards[i] = new
-                    s.discarded.append(c)
-                    s.replacements.append(new)
-                    self._emit(
-                        {
-                            "type": "card",
-                            "to": "seat",
-                            "seat": s.seat,
-                            "card": NAMES[new],
-                            "face": "down",
-                            "replaces": NAMES[c],
-                        }
-                    )
+            self.pending = self._replacement_step(s)
+            return
         else:  # Art.9.2, 9.4, 9.7: an increment equal to the bet
             assert d.max_amount is not None
             ev["amount"] = d.max_amount
@@ -627,7 +641,12 @@ class ShowdownRound:
             self._take(s, d.max_amount, d.kind)
         self._i += 1
         self._advance()
-        return self.events[start:]
+
+    def _chips_for(self, action: Action) -> int:
+        """An increment takes the bet's amount again (Art.9.7); an exchange or a decline nothing."""
+        d = self.pending
+        assert isinstance(d, Decision)
+        return d.max_amount or 0 if action.action in (INCREMENT_1, INCREMENT_2) else 0
 
     def _seat(self, seat: int) -> SeatState:
         for s in self.seats:
@@ -758,9 +777,6 @@ class ShowdownRound:
             s.pot_outcome = "win" if s in winners else "lose"
             self._settle(s, "pot", s.pot, s.pot_outcome, s.pot_paid)
 
-    def _closing_event(self) -> Event:
-        return round_settled(self.staked, self.paid, self.commission)
-
     # ------------------------------------------------------------------ what people see
     def _seat_result(self, s: SeatState) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -809,32 +825,47 @@ class ShowdownRound:
         closing = self.events[-1] if self.finished else self._closing_event()
         return {
             "game": self.GAME,
-            "players": closing["players"],
-            "house": closing["house"],
+            "players": json_copy(closing["players"]),
+            "house": json_copy(closing["house"]),
             "seats": [self._seat_result(s) for s in self.seats],
             "community": [NAMES[c] for c in self.community],
-            "pot": dict(self.pot) if self.pot else {"total": sum(s.pot for s in self.seats)},
-            "payout_limit": dict(self.limit) if self.limit else None,
-            "events": self.events,
+            "pot": json_copy(self.pot) if self.pot else {"total": sum(s.pot for s in self.seats)},
+            "payout_limit": json_copy(self.limit) if self.limit else None,
+            **({"voided": True} if self.voided else {}),
+            "events": json_copy(self.events),
         }
 
-    def view(self, viewer: str) -> dict[str, Any]:
-        """What `viewer` may see. Before the showdown a player sees his own cards and discards, every
-        seat's stakes, the community cards already shown and nothing else; the dealer sees no hidden
-        card (all are dealt face down); the inspector sees everything. After the showdown (the round
-        finished) every hand is open. No view ever holds the shoe or the cards still in it."""
-        inspector = viewer == "inspector"
-        player = viewer.removeprefix("player:") if viewer.startswith("player:") else None
+    #: What every seat shows once the round is over (the showdown: final hands open).
+    _SHOWDOWN_KEYS: ClassVar[tuple[str, ...]] = (
+        "stake",
+        "final_hand",
+        "outcome",
+        "ratio",
+        "winnings",
+        "payout_limit",
+        "paid",
+        "net",
+    )
+
+    def view(self, viewer: Viewer | str) -> dict[str, Any]:
+        """What `viewer` may see, built from an allow-list. Before the showdown a player sees his own
+        cards and discards, every seat's stakes, the community cards already shown and nothing else; the
+        dealer and a spectator see no hidden card (all are dealt face down); the inspector sees everything.
+        At the showdown (the round over) every final hand opens; discards stay with their owner. No view
+        ever holds the shoe or the cards still in it."""
+        v = Viewer.of(viewer)
+        inspector = v.inspector
         open_all = inspector or self.finished
         community = [
             NAMES[c] if (open_all or i < self.shown) else HIDDEN for i, c in enumerate(self.community)
         ]
         seats = []
         for s in self.seats:
-            mine = s.player == player
+            mine = v.role == "player" and s.player == v.name
             see = open_all or mine
             entry: dict[str, Any] = {
                 "seat": s.seat,
+                "holder": s.player,
                 "player": s.player,
                 "bet": s.bet,
                 "pot": s.pot,
@@ -845,26 +876,30 @@ class ShowdownRound:
             }
             if mine or inspector:  # given up face down (Art.9.2): only their owner ever sees them
                 entry["discarded"] = [NAMES[c] for c in s.discarded]
-            if self.finished:  # the showdown: final hands open; others' discards stay face down
-                keep = set(entry) if mine or inspector else {*entry, "dealt"}
-                entry.update({k: v for k, v in self._seat_result(s).items() if k not in keep})
+            if self.finished:
+                shown = self._seat_result(s)
+                entry.update({k: shown[k] for k in self._SHOWDOWN_KEYS if k in shown})
+                if mine or inspector:
+                    entry["dealt"] = shown["dealt"]
             seats.append(entry)
         out: dict[str, Any] = {
             "game": self.GAME,
             "round": self.round_id,
-            "viewer": viewer,
+            "viewer": str(v),
             "community": community,
             "seats": seats,
             "pot_total": sum(s.pot for s in self.seats),
             "finished": self.finished,
+            "voided": self.voided,
+            "pending": self.pending_json(v),
         }
         if self.finished:
-            out["pot"] = dict(self.pot)
-            out["payout_limit"] = dict(self.limit) if self.limit else None
+            out["pot"] = json_copy(self.pot)
+            out["payout_limit"] = json_copy(self.limit) if self.limit else None
         d = self.pending
-        if d is not None:
+        if isinstance(d, Decision):
             turn: dict[str, Any] = {"seat": d.seat, "kind": d.kind}
-            if viewer in ("dealer", "inspector") or self._seat(d.seat).player == player:
+            if v.staff or self._holder(d.seat) == v.name:
                 turn["legal"] = list(d.legal)
                 if d.kind == EXCHANGE:
                     turn["max_cards"] = d.max_cards
@@ -872,5 +907,34 @@ class ShowdownRound:
                     turn["amount"] = d.max_amount
             out["turn"] = turn
         if inspector:
-            out["events"] = list(self.events)
+            out["events"] = json_copy(self.events)
+        return out
+
+    @classmethod
+    def censor(cls, events: Sequence[Event], viewer: Viewer | str, start: int = 0) -> list[Event]:
+        """Copies of ``events[start:]`` for `viewer`, judged as of the last event: every card is dealt
+        face down, so a seat's cards (dealt or replacements) and the cards an exchange gave up reach only
+        their owner; community cards reach everyone as they are shown (``community_shown``); final hands
+        at the showdown (``hand``). The inspector reads every event whole."""
+        v = Viewer.of(viewer)
+        if v.inspector:
+            return [json_copy(e) for e in events[start:]]
+        owner: dict[int, str] = {}
+        for ev in events:
+            if ev.get("type") == "stake":
+                owner.setdefault(ev["seat"], ev["player"])
+        out: list[Event] = []
+        for ev in events[start:]:
+            c = public_copy(ev)
+            if c is None:
+                continue
+            kind = c["type"]
+            mine = v.role == "player" and owner.get(c.get("seat", -1)) == v.name
+            if kind == CARD and not (c.get("to") == "seat" and mine):
+                c["card"] = HIDDEN
+                if "replaces" in c:
+                    c["replaces"] = HIDDEN
+            elif kind == "offer" and "cards" in c and not mine:
+                c["cards"] = [HIDDEN] * len(c["cards"])
+            out.append(c)
         return out

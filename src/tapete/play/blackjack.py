@@ -16,15 +16,13 @@ from rich.table import Table
 
 from tapete.cards import parse_card
 from tapete.errors import IllegalAction
+from tapete.games.base import DECLINE, Action, Decision
 from tapete.games.blackjack import (
-    DECLINE,
     EVEN_MONEY,
     INSURANCE,
     PLAY,
     RESPLIT,
     SURRENDER,
-    Action,
-    Decision,
     hand_total,
 )
 from tapete.play.common import (
@@ -104,7 +102,7 @@ class BlackjackFace(TableFace):
         table.add_column(tr("col.stake"), justify="right")
         table.add_column(tr("col.cards"))
         table.add_column(tr("col.total"), justify="right")
-        for box in view["boxes"]:
+        for box in view["seats"]:
             for i, hand in enumerate(box["hands"]):
                 table.add_row(
                     escape(self.who(box, i)),
@@ -123,7 +121,7 @@ class BlackjackFace(TableFace):
     def banner(self) -> None:
         """The table's name, the layout's phrases, limits and how to answer."""
         super().banner()
-        phrases = self.session.round_class.LAYOUT_PHRASES  # the layout's own words (the engine keeps them)
+        phrases = self.session.round_class.LAYOUT_PHRASES  # type: ignore[attr-defined] # the layout's own words (the engine keeps them)
         self.ctx.console.print(f"[bold]{escape(phrases.get(self.tr.lang, phrases['es']))}[/bold]")
 
     # -- narration ----------------------------------------------------------------------------------
@@ -133,7 +131,7 @@ class BlackjackFace(TableFace):
         ctx = self.ctx
         for step, key in ((0, "deal.first"), (1, "deal.second")):
             parts = []
-            for box in view["boxes"]:
+            for box in view["seats"]:
                 cards = box["hands"][0]["cards"]
                 if len(cards) > step:
                     parts.append(
@@ -143,7 +141,7 @@ class BlackjackFace(TableFace):
             parts.append(ctx.text("deal.to", who=self.tr("dealer.name"), card=card_markup(dealer_card)))
             ctx.say(key, cards=Markup(" · ".join(parts)))
         ctx.say("bj.dealer_shows", card=card_markup(view["dealer"][0]))
-        for box in view["boxes"]:
+        for box in view["seats"]:
             if is_natural_names(box["hands"][0]["cards"]):
                 ctx.say("bj.blackjack", who=self.who(box, 0))
 
@@ -160,8 +158,8 @@ class BlackjackFace(TableFace):
         split_at = None
         if decision is not None and action is not None and action.action == "split":
             split_at = (decision.seat, decision.hand)
-        old_boxes = {b["seat"]: b for b in before["boxes"]}
-        for box in after["boxes"]:
+        old_boxes = {b["seat"]: b for b in before["seats"]}
+        for box in after["seats"]:
             old = old_boxes.get(box["seat"])
             if old is None:
                 continue
@@ -208,7 +206,7 @@ class BlackjackFace(TableFace):
 
     @staticmethod
     def _any_live(view: View) -> bool:
-        return any(h["outcome"] in ("win", "push", "lose") for b in view["boxes"] for h in b["hands"])
+        return any(h["outcome"] in ("win", "push", "lose") for b in view["seats"] for h in b["hands"])
 
     def notes(self, rnd: Any, start: int) -> None:
         """Settlements made during play (a Black Jack paid at once, a bust, a retiro, pago simple)."""
@@ -257,11 +255,11 @@ class BlackjackFace(TableFace):
 
     def decide(self, rnd: Any, decision: Decision, view: View) -> Action:
         """Ask the person for `decision` until the round accepts the answer; apply it and return it."""
-        box = next(b for b in view["boxes"] if b["seat"] == decision.seat)
+        box = next(b for b in view["seats"] if b["seat"] == decision.seat)
         while True:
             action = self.ask_decision(rnd, decision, box, view)
             try:
-                rnd.apply(action)
+                self.session.apply(action)
             except IllegalAction as exc:  # refused: nothing changed, ask again
                 show_error(self.ctx, exc)
                 continue
@@ -347,7 +345,7 @@ class BlackjackFace(TableFace):
         """Every settlement, naming the hand when a box split."""
         self._final = self.view(rnd)
         rows = super().payout_rows(rnd)
-        boxes = {b["seat"]: b for b in self._final["boxes"]}
+        boxes = {b["seat"]: b for b in self._final["seats"]}
         settles = [ev for ev in rnd.events if ev.get("type") == "settle"]
         for row, ev in zip(rows, settles, strict=True):
             box = boxes.get(ev["seat"])
@@ -373,7 +371,7 @@ class BlackjackFace(TableFace):
         dealer = view["dealer"]
         dealer_total = total_of(dealer)[0]
         dealer_bj = self.hole_turned(view) and is_natural_names(dealer[:2]) and len(dealer) == 2
-        box = next((b for b in view["boxes"] if b["seat"] == ev["seat"]), None)
+        box = next((b for b in view["seats"] if b["seat"] == ev["seat"]), None)
         hand_index = ev.get("hand", 0)
         hands = box["hands"] if box else []
         cards = hands[hand_index]["cards"] if hand_index < len(hands) else []

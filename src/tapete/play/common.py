@@ -19,6 +19,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from tapete.errors import BadBet, TapeteError
+from tapete.games.base import Round
 from tapete.i18n import Money, Translator
 from tapete.session import TableSession
 from tapete.table import RawBet, place_bets
@@ -403,18 +404,11 @@ class TableFace:
         """Ask the round's decisions until it is finished (each game writes its own)."""
         raise NotImplementedError
 
-    def silent_action(self, rnd: Any, decision: Any) -> Any:
-        """What the table does for a person who is gone (input ended mid-round): offers are declined;
-        a play decision stands. Games whose decisions differ override this."""
-        cls = type(rnd)
-        if decision.kind in cls.OFFERS:
-            return cls.decline(decision)
-        return cls.parse_action({"seat": decision.seat, "action": "stand", "hand": decision.hand})
-
-    def finish_silently(self, rnd: Any) -> None:
-        """Finish a round nobody answers any more (bets are locked: the round must be completed)."""
+    def finish_silently(self, rnd: Round) -> None:
+        """Finish a round nobody answers any more (bets are locked: the round must be completed): the
+        engine's default answer to each decision (offers declined, a play decision stands)."""
         while rnd.pending is not None:
-            rnd.apply(self.silent_action(rnd, rnd.pending))
+            self.session.apply(rnd.default_action())
 
     def end_round(self, rnd: Any) -> None:
         """Write the round to the log, show the payouts and the balances, say what the shoe does next."""

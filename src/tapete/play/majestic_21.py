@@ -10,7 +10,8 @@ from typing import Any
 from rich.markup import escape
 
 from tapete.cards import parse_card
-from tapete.games.blackjack import DECLINE, INSURANCE, Action, Decision
+from tapete.games.base import DECLINE, Action, Decision
+from tapete.games.blackjack import INSURANCE
 from tapete.games.majestic21 import SIDE_BETS, Majestic21Round, side_total
 from tapete.play.blackjack import BlackjackFace, View
 from tapete.play.common import (
@@ -89,7 +90,7 @@ class Majestic21Face(BlackjackFace):
         """Keep each box's first two cards (the side bets' hand, public once dealt), then play as at
         Black Jack: the side bets' settlements are said with the deal's notes."""
         view = self.view(rnd)
-        self.first_two = {b["seat"]: list(b["hands"][0]["cards"][:2]) for b in view["boxes"]}
+        self.first_two = {b["seat"]: list(b["hands"][0]["cards"][:2]) for b in view["seats"]}
         super().play_round(rnd)
 
     def notes(self, rnd: Any, start: int) -> None:

@@ -18,13 +18,11 @@ from rich.markup import escape
 
 from tapete.cards import parse_card
 from tapete.errors import BadCards, TapeteError
+from tapete.games.base import DECLINE, Action, Decision
 from tapete.games.showdown import (
-    DECLINE,
     EXCHANGE,
     INCREMENT_1,
     INCREMENT_2,
-    Action,
-    Decision,
     bonus_limits,
     hand_strength,
     house_rules_text,
@@ -178,7 +176,7 @@ class ShowdownFace(TableFace):
         while True:
             action = self.ask_decision(rnd, d)
             try:
-                rnd.apply(action)
+                self.session.apply(action)
             except TapeteError as exc:  # refused: nothing changed, ask again
                 show_error(self.ctx, exc)
                 continue
@@ -221,7 +219,7 @@ class ShowdownFace(TableFace):
             except BadCards:
                 ctx.say("sd.exchange_invalid", text=answer)
                 continue
-            return Action(d.seat, EXCHANGE, tuple(given))
+            return Action(d.seat, EXCHANGE, cards=tuple(given))
 
     def say_taken(self, rnd: Any, d: Decision, action: Action) -> None:
         """Repeat the answer aloud, as the dealer does; the seat's new cards to that seat only."""

@@ -159,11 +159,16 @@ def _plain(text: str) -> Msg:
     return Msg(text, "err.rules.refused")
 
 
+#: BJ Art.5e: the cut card goes "a no menos de 40 cartas de la base y la mitad del paquete".
+MIN_CUT_CARD_DEPTH = 40
+
+
 def check_cut_card_depth(depth: int, pack_size: int) -> str | None:
     """BJ Art.5e: the cut card leaves at least 40 cards and at most half the pack behind it."""
-    if not 40 <= depth <= pack_size // 2:
+    if not MIN_CUT_CARD_DEPTH <= depth <= pack_size // 2:
         return Msg(
-            f"cut_card_depth={depth}: the cut card must leave between 40 and {pack_size // 2} cards "
+            f"cut_card_depth={depth}: the cut card must leave between {MIN_CUT_CARD_DEPTH} and "
+            f"{pack_size // 2} cards "
             f"(half the pack) behind it",
             "err.rules.cut_card",
             depth=depth,

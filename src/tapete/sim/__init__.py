@@ -14,7 +14,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from tapete.games.blackjack import Action, BlackjackRound
+from tapete.games.base import Action, Decision
+from tapete.games.blackjack import BlackjackRound
 from tapete.session import TableSession
 from tapete.shoe import SeededRandom, Shoe
 from tapete.strategy import DEFAULT_CHART, Chart
@@ -94,16 +95,18 @@ class SimResult:
 
 
 def _bj_round(session: TableSession, bets: list[RawBet], insure: bool, chart: Chart) -> Any:
-    rnd: BlackjackRound = session.start_round(bets)
+    rnd = session.start_round(bets)
+    assert isinstance(rnd, BlackjackRound)
     up = rnd.dealer[0]
     while rnd.pending is not None:
         d = rnd.pending
+        assert isinstance(d, Decision)
         box = rnd._box(d.seat)
         if d.kind == "insurance" and insure:
-            rnd.apply(Action(d.seat, "insurance"))
+            session.apply(Action(d.seat, "insurance"))
             continue
         choice = chart.decide(d, box.hands[d.hand].cards, up)
-        rnd.apply(Action(d.seat, choice, d.hand if d.kind == "play" and len(box.hands) > 1 else None))
+        session.apply(Action(d.seat, choice, d.hand if d.kind == "play" and len(box.hands) > 1 else None))
     session.current = None
     return rnd
 
@@ -111,7 +114,7 @@ def _bj_round(session: TableSession, bets: list[RawBet], insure: bool, chart: Ch
 def _run_blackjack(
     game: str, settings: dict[str, Any], rounds: int, seed: int, progress: ProgressFn | None
 ) -> SimResult:
-    session = TableSession(game, settings, live=False, rng=SeededRandom(seed))
+    session = TableSession(game, settings, live=False, rng=SeededRandom(seed), log=False)
     chart = _chart_for(session.rules)
     unit = 1000
     bets = [RawBet(1, "p", "main", unit)]
@@ -163,7 +166,7 @@ def _chart_for(rules: Any) -> Chart:
 
 
 def _run_baccarat(settings: dict[str, Any], rounds: int, seed: int, progress: ProgressFn | None) -> SimResult:
-    session = TableSession("punto_y_banca", settings, live=False, rng=SeededRandom(seed))
+    session = TableSession("punto_y_banca", settings, live=False, rng=SeededRandom(seed), log=False)
     unit = 1000
     spots = ("punto", "banca", "empate")
     bets = [RawBet(i + 1, f"p{i + 1}", spot, unit) for i, spot in enumerate(spots)]

@@ -19,12 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tapete.games.base import DECLINE, Action, Decision
 from tapete.games.showdown import (
-    DECLINE,
     EXCHANGE,
     INCREMENT_1,
     INCREMENT_2,
-    Action,
     ShowdownRound,
     bonus_limits,
 )
@@ -92,12 +91,12 @@ class OptimalPlayer:
     def __call__(self, rnd: ShowdownRound) -> Action:
         """The answer to the offer pending in `rnd`."""
         d = rnd.pending
-        assert d is not None
+        assert isinstance(d, Decision)
         seat = next(s for s in rnd.seats if s.seat == d.seat)
         if d.kind == EXCHANGE:
             keep = self.keep(seat.cards)
             give = tuple(c for c in seat.cards if c not in keep)
-            return Action(d.seat, EXCHANGE, give) if give else Action(d.seat, DECLINE)
+            return Action(d.seat, EXCHANGE, cards=give) if give else Action(d.seat, DECLINE)
         if d.kind == INCREMENT_1:
             make1, _ = increment_decisions(seat.cards, seat.discarded)
             return Action(d.seat, INCREMENT_1) if make1 else Action(d.seat, DECLINE)
@@ -120,7 +119,7 @@ def run_showdown(
     if not 1 <= players <= 7:
         raise ValueError(f"Showdown Póker seats 1 to 7 players, not {players}")
     rng = SeededRandom(seed)
-    session = TableSession("showdown_poker", settings, live=False, rng=rng)
+    session = TableSession("showdown_poker", settings, live=False, rng=rng, log=False)
     rules = session.rules
     assert isinstance(rules, ShowdownRules)
     player = OptimalPlayer(strategy_for(rules))
@@ -138,10 +137,11 @@ def run_showdown(
     pot = result.tally("pot") if players >= 2 else None
     for i in range(rounds):
         if i and i % ROUNDS_PER_SESSION == 0:  # bounded memory: see ROUNDS_PER_SESSION
-            session = TableSession("showdown_poker", rules, live=False, rng=rng)
-        rnd: ShowdownRound = session.start_round(bets)
+            session = TableSession("showdown_poker", rules, live=False, rng=rng, log=False)
+        rnd = session.start_round(bets)
+        assert isinstance(rnd, ShowdownRound)
         while rnd.pending is not None:
-            rnd.apply(player(rnd))
+            session.apply(player(rnd))
         for s in rnd.seats:
             bet.add((s.hand_paid - s.stake) / s.bet, s.bet)
             side.add((s.bonus_paid - s.bonus) / s.bonus, s.bonus)
