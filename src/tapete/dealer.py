@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from tapete.cards import NAMES, Card
 from tapete.errors import BadCards
-from tapete.games.base import CARD, Dealt, Event, Round
+from tapete.games.base import Dealt, Event, Round
 from tapete.shoe import CardSource
 
 
@@ -23,14 +23,9 @@ def deal(rnd: Round, source: CardSource) -> list[Event]:
     """Answer every card step `rnd` waits for with the next card of `source`, until it waits for a
     holder's decision or is over; return the events. A source that runs out raises BadCards before the
     round is touched, so the round stays as it was."""
-    events: list[Event] = []
-    apply = rnd.apply
-    draw = source.draw
-    while True:
-        p = rnd.pending
-        if p is None or p.kind != CARD:
-            return events
-        events += apply(Dealt(draw()))
+    start = len(rnd.events)
+    rnd.deal_from(source.draw)
+    return rnd.events[start:]
 
 
 class DealerEntered:

@@ -14,7 +14,7 @@ from typing import Any
 
 from tapete.dealer import deal
 from tapete.games import round_class
-from tapete.games.base import CARD, Dealt, Event, Round, Step
+from tapete.games.base import CARD, Event, Round, Step
 from tapete.log import EventLog
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
@@ -59,6 +59,7 @@ class TableSession:
         else:
             self.log = EventLog(log if isinstance(log, str | Path) else None)
         self.round_class = round_class(game)
+        self.bet_spec = self.round_class.bet_spec(self.rules)  # the rules never change in a session
         # The next round's number follows the highest logged (shoe-N records are not rounds).
         self.round_no = self.log.last_round if self.log is not None else 0
         self.current: Round | None = None
@@ -80,7 +81,7 @@ class TableSession:
     def start_round(self, bets: Sequence[RawBet], **options: Any) -> Round:
         """Check the bets, prepare the shoe (Art.6 when the cut card came out), open a new round and deal
         its cards up to the first decision. `options` go to the round (Punto y Banca: ``shoe_holder``)."""
-        boxes = place_bets(bets, self.round_class.bet_spec(self.rules))
+        boxes = place_bets(bets, self.bet_spec)
         source: Any = self.source
         if getattr(source, "cut_card_out", False) and hasattr(source, "prepare_round"):
             source.prepare_round()
@@ -94,35 +95,43 @@ class TableSession:
         self.round_no += 1
         rnd = self.round_class(self.rules, boxes, round_id=self.round_no, **options)
         self.current = rnd
+        if self.log is None:
+            rnd.deal_from(self.source.draw)
+            return rnd
         self._record(self.round_no, rnd.events)
         self.deal()
         return rnd
 
     def deal(self) -> list[Event]:
-        """Deal from the source every card the current round waits for, logging each step."""
+        """Deal from the source every card the current round waits for, and log them (also those dealt
+        before a source that runs out stops the deal)."""
         rnd = self.current
         if rnd is None:
             return []
         if self.log is None:
             return deal(rnd, self.source)
-        out: list[Event] = []
-        draw = self.source.draw
-        while True:
-            p = rnd.pending
-            if p is None or p.kind != CARD:
-                return out
-            events = rnd.apply(Dealt(draw()))
-            self._record(self.round_no, events)
-            out += events
+        start = len(rnd.events)
+        try:
+            deal(rnd, self.source)
+        finally:
+            self._record(self.round_no, rnd.events[start:])
+        return rnd.events[start:]
 
     def apply(self, step: Step) -> list[Event]:
         """Take a holder's decision (or a card) on the current round, log it, and deal what follows."""
         rnd = self.current
         if rnd is None:
             raise RuntimeError("no round in progress")
-        events = rnd.apply(step)
-        self._record(self.round_no, events)
-        return events + self.deal()
+        start = len(rnd.events)
+        if self.log is None:
+            rnd.apply(step)
+            p = rnd.pending
+            if p is not None and p.kind == CARD:
+                rnd.deal_from(self.source.draw)
+        else:
+            self._record(self.round_no, rnd.apply(step))
+            self.deal()
+        return rnd.events[start:]
 
     def finish_round(self) -> None:
         """Close the finished round: log the shoe's procedures it caused (the cut card coming out)."""

@@ -13,13 +13,14 @@ an action is ``{"seat", "action", "hand"?, "amount"?, "cards"?}``, a dealt card 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, NamedTuple, Protocol, runtime_checkable
 
 from tapete import __version__ as ENGINE_VERSION
 from tapete.cards import NAMES, Card, parse_card
 from tapete.errors import BadCards, BadRequest, IllegalAction, NotWaitingFor
+from tapete.rules.common import CommonRules, FrozenDict
 from tapete.table import round_settled
 
 Event = dict[str, Any]
@@ -230,10 +231,10 @@ HIDDEN = "??"
 
 def json_copy(value: Any) -> Any:
     """A copy of JSON-shaped data (dicts, lists, scalars) sharing nothing mutable with `value`: what
-    crosses the engine's boundary (a result's events, an event's settings) is copied, so writing into it
-    changes nothing inside (a cached settings dict, a round's own events). Faster than copy.deepcopy."""
+    crosses the engine's boundary (a result's events, a view) is copied, so writing into it changes
+    nothing inside (a round's own events). Frozen settings come out as plain dicts. Faster than deepcopy."""
     kind = type(value)
-    if kind is dict:
+    if kind is dict or kind is FrozenDict:
         return {k: v if type(v) in _SCALARS else json_copy(v) for k, v in value.items()}
     if kind is list or kind is tuple:
         return [v if type(v) in _SCALARS else json_copy(v) for v in value]
@@ -283,6 +284,10 @@ class Round(Protocol):
 
     def apply(self, step: Step) -> list[Event]:
         """Take a legal step and return the events it caused; a refused step changes nothing."""
+        ...
+
+    def deal_from(self, draw: Callable[[], Card]) -> None:
+        """Answer every card step with ``draw()``, as apply(Dealt(card)) would, to a decision or the end."""
         ...
 
     def chips_for(self, action: Action) -> int:
@@ -352,6 +357,7 @@ class RoundBase:
     GAME: ClassVar[str] = ""
     OFFERS: ClassVar[frozenset[str]] = frozenset()
 
+    rules: CommonRules
     round_id: int | str
     events: list[Event]
     pending: Pending | None
@@ -402,9 +408,27 @@ class RoundBase:
             self._verify_card(step)
             self._on_card(step.card, step.exposed)
         else:
-            self.verify(step)
+            p = self.pending
+            if p is not None and p.kind == CARD:
+                self.verify(step)  # raises: the dealer must deal first
+            self._verify_action(step)  # type: ignore[arg-type]
             self._on_action(step)  # type: ignore[arg-type]
         return self.events[start:]
+
+    def deal_from(self, draw: Callable[[], Card]) -> None:
+        """The virtual shoe's dealer loop: answer every card step with ``draw()``, each card checked and
+        taken exactly as ``apply(Dealt(card))`` takes it, until a holder must decide or the round is over.
+        A draw that fails (a shoe run out) raises before its step, so the round stays at that step. The
+        events are the round's new ones (the callers slice them; it runs for every card)."""
+        on_card = self._on_card
+        while True:
+            p = self.pending
+            if p is None or p.kind != CARD:
+                return
+            card = draw()
+            if type(card) is not int or not 0 <= card < 52:
+                raise BadCards(f"{card!r} is not a card", key="err.cards.not_a_card", card=repr(card))
+            on_card(card, False)
 
     def _verify_card(self, step: Dealt) -> None:
         p = self.pending
@@ -500,11 +524,15 @@ class RoundBase:
 
     def _started(self, **extra: Any) -> Event:
         """The round_started record: game, round id, every setting, the event schema and engine."""
-        ev: Event = {"type": "round_started", "game": self.GAME, "round": self.round_id}
-        ev["rules"] = json_copy(self.rules.settings())  # type: ignore[attr-defined]
-        ev.update(extra)
-        ev["schema"] = EVENT_SCHEMA
-        ev["engine"] = ENGINE_VERSION
+        ev: Event = {
+            "type": "round_started",
+            "game": self.GAME,
+            "round": self.round_id,
+            "rules": self.rules.frozen_settings,  # frozen: shared by every round, never written
+            **extra,
+            "schema": EVENT_SCHEMA,
+            "engine": ENGINE_VERSION,
+        }
         return ev
 
     def pending_json(self, viewer: Viewer) -> dict[str, Any] | None:

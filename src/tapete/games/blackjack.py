@@ -140,8 +140,9 @@ _DEALER_STEPS: list[CardStep] = [
     CardStep("dealer", face="up", position=0),
     CardStep("dealer", face="down", position=1),
 ]
-#: The deal's order for n boxes (Art.8): box indices, -1 for the dealer; built once per n.
-_DEAL_TARGETS: dict[int, tuple[int, ...]] = {}
+#: The deal's order for the boxes in play (Art.8): box indices (-1 for the dealer) and the card steps,
+#: built once per set of seats.
+_DEAL_PLANS: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[CardStep, ...]]] = {}
 
 
 def _seat_step(seat: int, hand: int) -> CardStep:
@@ -160,6 +161,7 @@ def _dealer_step(index: int) -> CardStep:
 class BlackjackRound(RoundBase):
     """One round of Black Jack on the boxes given; its first pending step is the deal's first card."""
 
+    rules: BlackjackRules
     GAME: ClassVar[str] = "blackjack"
     SPOTS: ClassVar[tuple[str, ...]] = ("main",)
     SIDE_SPOTS: ClassVar[tuple[str, ...]] = ()
@@ -326,7 +328,9 @@ class BlackjackRound(RoundBase):
     # ------------------------------------------------------------------ the deal (Art.8)
     def _open(self, boxes: Sequence[Box]) -> None:
         self._emit(self._started())
+        seats_in_play = []
         for table_box in boxes:
+            seats_in_play.append(table_box.seat)
             holder_stake = table_box.stake(table_box.holder, "main")
             bettors = [(p, s["main"]) for p, s in table_box.stakes.items() if s.get("main")]
             for p, spots in table_box.stakes.items():
@@ -341,61 +345,33 @@ class BlackjackRound(RoundBase):
                     state.side[spot] = [amount, 0]
             self.boxes.append(state)
         self._emit({"type": "bets_closed"})
-        n = len(self.boxes)
-        targets = _DEAL_TARGETS.get(n)
-        if targets is None:  # Art.8: one card to each box left to right, then the dealer; twice
-            targets = _DEAL_TARGETS[n] = (*range(n), -1, *range(n), -1)
-        self._targets = targets
-        self.pending = _seat_step(self.boxes[0].seat, 0) if n else _DEALER_STEPS[0]
-
-    def _deal_card(self, card: Card, exposed: bool) -> None:
-        """A card of the deal: to the box or the dealer the deal's order names (Art.8)."""
-        k = self._k
-        targets = self._targets
-        t = targets[k]
-        if t >= 0:
-            box = self.boxes[t]
-            box.hands[0].cards.append(card)
-            self._emit({"type": "card", "to": "seat", "seat": box.seat, "hand": 0, "card": NAMES[card]})
-        elif not self.dealer:
-            self.dealer.append(card)
-            self._emit({"type": "card", "to": "dealer", "card": NAMES[card], "face": "up"})
-        elif exposed:  # Art.8: "si por error se descubre la segunda carta, ésta será la carta descubierta"
-            self.dealer.insert(0, card)
-            self.exposed = True
-            self._emit({"type": "card", "to": "dealer", "card": NAMES[card], "face": "up", "exposed": True})
-            self._emit(
-                {
-                    "type": "up_card",
-                    "card": NAMES[card],
-                    "rule": "BJ Art.8",
-                    "reason": "the dealer's second card was exposed by error: it is the up-card, "
-                    "and his first card stays face down as the hole card",
-                }
+        seats = tuple(seats_in_play)
+        plan = _DEAL_PLANS.get(seats)
+        if plan is None:  # Art.8: one card to each box left to right, then the dealer; twice
+            n = len(seats)
+            steps = [_seat_step(seat, 0) for seat in seats]
+            plan = _DEAL_PLANS[seats] = (
+                (*range(n), -1, *range(n), -1),
+                (*steps, _DEALER_STEPS[0], *steps, _DEALER_STEPS[1]),
             )
-        else:
-            self.dealer.append(card)
-            self._emit({"type": "card", "to": "dealer", "card": NAMES[card], "face": "down"})
-        k += 1
-        self._k = k
-        if k < len(targets):
-            t = targets[k]
-            if t >= 0:
-                self.pending = _seat_step(self.boxes[t].seat, 0)
-            else:
-                self.pending = _DEALER_STEPS[1] if self.dealer else _DEALER_STEPS[0]
-            return
-        self._after_deal()
-        up_value = BJ_VALUE[self.dealer[0]]
-        for box in self.boxes:
-            if is_natural(box.hands[0].cards):
-                box.blackjack = True
-                box.hands[0].done = True
-                if 2 <= up_value <= 9:  # Art.13: paid at once unless an Ace or a ten is up
-                    self._settle_hand(box, 0, "win", THREE_TO_TWO)
-                    box.settled = True
-        self._phase = SURRENDER
-        self._advance()
+        self._targets, self._plan = plan
+        self._deal_size = len(self._plan)
+        self.pending = self._plan[0]
+
+    def _exposed(self, card: Card) -> None:
+        """Art.8: "si por error se descubre la segunda carta, ésta será la carta descubierta"."""
+        self.dealer.insert(0, card)
+        self.exposed = True
+        self._emit({"type": "card", "to": "dealer", "card": NAMES[card], "face": "up", "exposed": True})
+        self._emit(
+            {
+                "type": "up_card",
+                "card": NAMES[card],
+                "rule": "BJ Art.8",
+                "reason": "the dealer's second card was exposed by error: it is the up-card, "
+                "and his first card stays face down as the hole card",
+            }
+        )
 
     def _may_expose(self, step: CardStep) -> bool:
         """Art.8: only the dealer's second card of the deal can be the one exposed by error."""
@@ -506,14 +482,51 @@ class BlackjackRound(RoundBase):
 
     # ------------------------------------------------------------------ cards (steps)
     def _on_card(self, card: Card, exposed: bool) -> None:
-        """The card the pending card step waited for: the deal's, a hit's, a double's, a split hand's
-        second card, or the dealer's draw."""
+        """The card the pending card step waited for: the deal's (Art.8, to the box or the dealer its
+        order names), a hit's, a double's, a split hand's second card, or the dealer's draw (Art.14).
+        One method with the deal inline: it runs for every card of every round."""
         want = self._want
         if want == _DEAL:
-            self._deal_card(card, exposed)
+            k = self._k
+            t = self._targets[k]
+            if t >= 0:
+                box = self.boxes[t]
+                box.hands[0].cards.append(card)
+                self._emit({"type": "card", "to": "seat", "seat": box.seat, "hand": 0, "card": NAMES[card]})
+            elif not self.dealer:
+                self.dealer.append(card)
+                self._emit({"type": "card", "to": "dealer", "card": NAMES[card], "face": "up"})
+            elif exposed:
+                self._exposed(card)
+            else:
+                self.dealer.append(card)
+                self._emit({"type": "card", "to": "dealer", "card": NAMES[card], "face": "down"})
+            k += 1
+            self._k = k
+            if k < self._deal_size:
+                self.pending = self._plan[k]
+                return
+            self._after_deal()  # the deal is complete
+            up_value = BJ_VALUE[self.dealer[0]]
+            for box in self.boxes:
+                if is_natural(box.hands[0].cards):
+                    box.blackjack = True
+                    box.hands[0].done = True
+                    if 2 <= up_value <= 9:  # Art.13: paid at once unless an Ace or a ten is up
+                        self._settle_hand(box, 0, "win", THREE_TO_TWO)
+                        box.settled = True
+            self._phase = SURRENDER
+            self._advance()
             return
         if want == _DEALER:
-            self._dealer_card(card)
+            dealer = self.dealer
+            dealer.append(card)
+            self._emit({"type": "card", "to": "dealer", "card": NAMES[card], "face": "up"})
+            total = hand_total(dealer)[0]
+            if total < 17:
+                self.pending = _dealer_step(len(dealer))
+            else:
+                self._dealer_done(total)
             return
         box = self.boxes[self._bi]
         index = self._hi
@@ -534,9 +547,8 @@ class BlackjackRound(RoundBase):
     # ------------------------------------------------------------------ decisions (triad)
     def _verify_action(self, action: Action) -> None:
         """Raise IllegalAction, saying why, unless `action` is legal now. Changes nothing."""
-        d = self.pending
+        d: Decision = self.pending  # type: ignore[assignment]  # a decision: base.verify saw to it
         check_turn(d, action)
-        assert isinstance(d, Decision)
         if action.action not in d.legal:
             raise IllegalAction(
                 f"{action.action} is not legal for seat {d.seat} now ({d.kind}); legal: {', '.join(d.legal)}",
@@ -614,8 +626,7 @@ class BlackjackRound(RoundBase):
 
     def _on_action(self, action: Action) -> None:
         """Carry out a verified decision; the cursor moves on unless a card is now awaited."""
-        d = self.pending
-        assert isinstance(d, Decision)
+        d: Decision = self.pending  # type: ignore[assignment]  # verified: the pending decision
         box = self.boxes[self._bi]
         ev: Event
         if d.kind == PLAY:
@@ -783,7 +794,9 @@ class BlackjackRound(RoundBase):
                         self._settle_hand(box, i, "lose", None, double_outcome="returned")
                     else:
                         self._settle_hand(box, i, "returned", None)
-            self._finish()
+            self.pending = None
+            self.finished = True
+            self._emit(self._closing_event())
             return
         live = False  # a hand still waiting for the dealer's total
         for box in self.boxes:
@@ -797,16 +810,6 @@ class BlackjackRound(RoundBase):
         if live and total < 17:  # Art.14: draw on 16 or less, stand on 17 or more (soft 17 too)
             self.pending = _dealer_step(2)
             self._want = _DEALER
-            return
-        self._dealer_done(total)
-
-    def _dealer_card(self, card: Card) -> None:
-        dealer = self.dealer
-        dealer.append(card)
-        self._emit({"type": "card", "to": "dealer", "card": NAMES[card], "face": "up"})
-        total = hand_total(dealer)[0]
-        if total < 17:
-            self.pending = _dealer_step(len(dealer))
             return
         self._dealer_done(total)
 
@@ -830,9 +833,6 @@ class BlackjackRound(RoundBase):
                     self._settle_hand(box, i, "push", None)
                 else:
                     self._settle_hand(box, i, "lose", None)
-        self._finish()
-
-    def _finish(self) -> None:
         self.pending = None
         self.finished = True
         self._emit(self._closing_event())

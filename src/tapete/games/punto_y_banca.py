@@ -125,6 +125,7 @@ class PuntoYBancaRound(RoundBase):
     zone. It must be a zone in play.
     """
 
+    rules: PuntoYBancaRules
     GAME: ClassVar[str] = "punto_y_banca"
     SPOTS: ClassVar[tuple[str, ...]] = SPOTS
     OFFERS: ClassVar[frozenset[str]] = frozenset()

@@ -268,6 +268,7 @@ def exchange_positions(hand: Sequence[Card], given: Sequence[Card]) -> list[int]
 class ShowdownRound(RoundBase):
     """One round of Showdown Póker on the positions given; its first pending step is the deal's first card."""
 
+    rules: ShowdownRules
     GAME: ClassVar[str] = "showdown_poker"
     SPOTS: ClassVar[tuple[str, ...]] = SPOTS
     OFFERS: ClassVar[frozenset[str]] = frozenset({EXCHANGE, INCREMENT_1, INCREMENT_2})

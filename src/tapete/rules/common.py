@@ -6,6 +6,7 @@ regulation forbids; ``regulation=False`` (``tapete analyze`` what-ifs) accepts i
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import Any, ClassVar, Self
 
 from pydantic import (
@@ -18,10 +19,6 @@ from pydantic import (
 )
 
 from tapete.errors import InvalidRules, Msg
-from tapete.memo import memo
-
-#: settings dicts by rules object (pydantic's private attributes are slow to read on every round)
-_SETTINGS: dict[int, dict[str, Any]] = {}
 
 
 class CommonRules(BaseModel):
@@ -76,10 +73,17 @@ class CommonRules(BaseModel):
         """Cards in the pack."""
         return 52 * self.decks
 
-    def settings(self) -> dict[str, Any]:
+    @cached_property
+    def frozen_settings(self) -> FrozenDict:
         """The settings with every default filled in, under the scenario keys (for logs and reports).
-        Computed once (the model is frozen); callers must not mutate the dict."""
-        return memo(_SETTINGS, self, lambda: self.model_dump(mode="json"))
+        Computed once (the model is frozen) and frozen too: every round's round_started shares it, so
+        writing into one is refused (TypeError) instead of changing every later round's record."""
+        settings: FrozenDict = freeze(self.model_dump(mode="json"))
+        return settings
+
+    def settings(self) -> dict[str, Any]:
+        """`frozen_settings` (a dict that refuses to change)."""
+        return self.frozen_settings
 
     @classmethod
     def load(cls, data: object, *, regulation: bool = True) -> Self:
@@ -94,6 +98,36 @@ class CommonRules(BaseModel):
         except ValidationError as exc:
             problems = _describe(exc, cls.game)
             raise InvalidRules("; ".join(problems), key="err.rules.problems", problems=problems) from None
+
+
+class FrozenDict(dict[str, Any]):
+    """A dict that refuses to change: JSON-serialisable as any dict, safe to share between records."""
+
+    def _refuse(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("these settings are frozen: copy them to change them")
+
+    __setitem__ = __delitem__ = _refuse
+    clear = pop = popitem = setdefault = update = __ior__ = _refuse  # type: ignore[assignment]
+
+    def __copy__(self) -> dict[str, Any]:
+        return dict(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        import copy
+
+        return {k: copy.deepcopy(v, memo) for k, v in self.items()}
+
+    def __reduce__(self) -> Any:
+        return (dict, (dict(self),))
+
+
+def freeze(value: Any) -> Any:
+    """`value` (JSON-shaped) with every dict frozen and every list a tuple, all the way down."""
+    if isinstance(value, dict):
+        return FrozenDict({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(freeze(v) for v in value)
+    return value
 
 
 class Violations(ValueError):
