@@ -117,6 +117,12 @@ class IllegalAction(TapeteError):
     code = "illegal_action"
 
 
+class ShoeSealBroken(TapeteError):
+    """A sealed shoe that does not open: a wrong key, another table's or shuffle's seal, an altered one."""
+
+    code = "shoe_seal_broken"
+
+
 class NotWaitingFor(IllegalAction):
     """A step of another kind than the one the round waits for (a card while a holder must decide, a
     decision while the dealer must deal): at the server, not the phase for it (409)."""

@@ -103,7 +103,9 @@ class EventStore(Protocol):
 
 
 class MemoryStore:
-    """A store in memory (tests, simulations, a terminal table without a file)."""
+    """A store in memory (tests, simulations, a terminal table without a file). It keeps the records as
+    they were chained (parsed back from their JSON), so writing into an event after it was appended
+    changes nothing stored: the copy is made at this boundary."""
 
     def __init__(self) -> None:
         self._records: dict[str, list[Record]] = {}
@@ -115,8 +117,8 @@ class MemoryStore:
 
     def append(self, table: str, round_id: int | str, events: Sequence[Event]) -> list[Record]:
         """Chain `events` onto the table's chain."""
-        records, _, head = chain(self.head(table), round_id, events)
-        self._records.setdefault(table, []).extend(records)
+        records, lines, head = chain(self.head(table), round_id, events)
+        self._records.setdefault(table, []).extend(json.loads(line) for line in lines)
         self._heads[table] = head
         return records
 

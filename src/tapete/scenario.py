@@ -11,10 +11,10 @@ import json
 from typing import Any
 
 from tapete.cards import parse_shoe
-from tapete.dealer import deal
+from tapete.dealer import DealerEntered, deal
 from tapete.errors import BadBet, BadFile, IllegalAction, TapeteError, file_problem, read_text
 from tapete.games import GAMES, round_class
-from tapete.games.base import Action, Decision, Round
+from tapete.games.base import Action, CardStep, Decision, Round
 from tapete.rules import load_rules
 from tapete.shoe import StackedSource
 from tapete.table import RawBet, place_bets
@@ -71,11 +71,14 @@ def _shape(data: Any) -> None:
             raise BadFile(f"action {i}: action must be a string", at=i, key="err.file.action_name", index=i)
 
 
-def run(data: Any) -> dict[str, Any]:
+def run(data: Any, *, dealer_entered: bool = False) -> dict[str, Any]:
     """Play one scenario document and return the outcome (raises a TapeteError on any refusal).
 
     Decisions are read as the round reaches them, so the error names the first entry that is wrong at
-    its point, and a shoe that runs out before an entry is reached is reported first (bad_cards)."""
+    its point, and a shoe that runs out before an entry is reached is reported first (bad_cards).
+    ``dealer_entered=True`` posts the cards one by one as a live table's dealer does (each checked
+    against the pack as it arrives, `tapete.dealer.DealerEntered`) instead of dealing them from a
+    stacked shoe: the outcome must be the same."""
     _shape(data)
     game = data["game"]
     rules = load_rules(game, data.get("rules"))
@@ -96,9 +99,14 @@ def run(data: Any) -> dict[str, Any]:
 
     rnd = cls(rules, boxes)
     source = StackedSource(cards, rules.decks)
+    live = DealerEntered(rules.decks) if dealer_entered else None
     i = 0
     while True:
-        deal(rnd, source)  # the stacked cards answer every card step (bad_cards when they run out)
+        if live is None:
+            deal(rnd, source)  # the stacked cards answer every card step (bad_cards when they run out)
+        else:
+            while isinstance(rnd.pending, CardStep):
+                live.post(rnd, source.draw())
         decision = rnd.pending
         if decision is None:
             break

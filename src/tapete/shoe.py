@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from tapete.cards import BACCARAT_VALUE, NAMES, Card, check_can_hold, pack
-from tapete.errors import BadCards, LiveTableRefused
+from tapete.errors import BadCards, LiveTableRefused, ShoeSealBroken
 
 #: rules.md §0 [A]: the software cut lands at least this many cards from either end.
 MIN_CUT_FROM_END = 40
@@ -110,6 +110,21 @@ class Shoe:
         live: bool = False,
         one_handed_cut: bool = False,
     ) -> None:
+        self._setup(
+            decks, rng, cut_card_depth=cut_card_depth, burn=burn, live=live, one_handed_cut=one_handed_cut
+        )
+        self.new_pack(reason="new decks")
+
+    def _setup(
+        self,
+        decks: int,
+        rng: RandomSource,
+        *,
+        cut_card_depth: int | None,
+        burn: int | str,
+        live: bool,
+        one_handed_cut: bool,
+    ) -> None:
         if live and not isinstance(rng, SecureRandom):
             raise LiveTableRefused(
                 f"a live table shuffles only with the CSPRNG; a {rng.kind} generator is for simulation, "
@@ -131,7 +146,6 @@ class Shoe:
         self._stop = 0
         self.cut_card_out = False
         self.shuffles = 0
-        self.new_pack(reason="new decks")
 
     # -- procedures ---------------------------------------------------------------------------------
     def new_pack(self, reason: str = "new decks") -> list[Event]:
@@ -183,6 +197,103 @@ class Shoe:
             burned.extend(NAMES[Shoe.draw(self)] for _ in range(int(self.burn)))
         self.events.append({"type": "procedure", "step": "burn", "cards": burned})
 
+    # -- across a crash (docs/recovery.md) ----------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        """The shoe's secret state: the order of the pack as loaded (after the cut) and where the cut card
+        lies. Never part of the public log: `seal_shoe` encrypts it for the table's store. Where dealing
+        stands is not in it: the log's cards since the shuffle say that (`Shoe.restore`)."""
+        return {
+            "v": 1,
+            "decks": self.decks,
+            "order": list(self._cards),
+            "stop": self._stop,
+            "cut_card_depth": self.cut_card_depth,
+            "burn": self.burn,
+            "one_handed_cut": self.one_handed_cut,
+            "shuffles": self.shuffles,
+        }
+
+    @classmethod
+    def restore(
+        cls, snapshot: dict[str, Any], rng: RandomSource, out: Sequence[Card], *, live: bool = False
+    ) -> Shoe:
+        """The shoe of `snapshot`, dealing on after the cards `out` that the log says left it since its
+        last shuffle (burns included), each checked against the snapshot's order: a log and a shoe that
+        disagree are refused (BadCards), never dealt on."""
+        shoe = cls.__new__(cls)
+        shoe._setup(
+            snapshot["decks"],
+            rng,
+            cut_card_depth=snapshot["cut_card_depth"],
+            burn=snapshot["burn"],
+            live=live,
+            one_handed_cut=snapshot["one_handed_cut"],
+        )
+        order = [int(c) for c in snapshot["order"]]
+        if sorted(order) != sorted(pack(shoe.decks)):
+            raise BadCards("the sealed shoe does not hold a whole pack", key="err.cards.snapshot_pack")
+        for i, card in enumerate(out):
+            if i >= len(order) or order[i] != card:
+                raise BadCards(
+                    f"card {i} out of the shoe since its shuffle is {NAMES[card]} in the log but not in "
+                    "the sealed shoe",
+                    at=i,
+                    key="err.cards.snapshot_differs",
+                    index=i,
+                    card=NAMES[card],
+                )
+        shoe._cards = order
+        shoe._stop = int(snapshot["stop"])
+        shoe._pos = len(out)
+        shoe.cut_card_out = shoe._pos > shoe._stop
+        shoe.shuffles = int(snapshot["shuffles"])
+        return shoe
+
+    @classmethod
+    def recover(
+        cls,
+        decks: int,
+        rng: RandomSource,
+        out: Sequence[Card],
+        *,
+        cut_card_depth: int | None,
+        burn: int | str = 1,
+        live: bool = False,
+        one_handed_cut: bool = False,
+        reason: str = "the shoe's sealed order could not be read",
+    ) -> Shoe:
+        """The fallback when the sealed order is lost: the cards still in the shoe (the pack less `out`,
+        the cards the log says left it since the shuffle) reshuffled with `rng`; dealing goes on at the same
+        count, so the cut card keeps its place. Nobody's odds change: the undealt cards were in a uniformly
+        random order, and a fresh uniform shuffle of them is the same law. A ``shoe_recovered`` event says
+        it (rules.md §0: every procedure is an event)."""
+        shoe = cls.__new__(cls)
+        shoe._setup(
+            decks, rng, cut_card_depth=cut_card_depth, burn=burn, live=live, one_handed_cut=one_handed_cut
+        )
+        left = pack(decks)
+        for i, card in enumerate(out):
+            try:
+                left.remove(card)
+            except ValueError:
+                raise BadCards(
+                    f"{NAMES[card]} left the shoe more often than the pack holds it",
+                    at=i,
+                    key="err.cards.too_many",
+                    card=NAMES[card],
+                    count=list(out[: i + 1]).count(card),
+                    decks=decks,
+                ) from None
+        fisher_yates(left, rng)
+        shoe._cards = [*out, *left]
+        shoe._stop = len(shoe._cards) - cut_card_depth if cut_card_depth is not None else len(shoe._cards)
+        shoe._pos = len(out)
+        shoe.cut_card_out = shoe._pos > shoe._stop
+        shoe.events.append(
+            {"type": "shoe_recovered", "reason": reason, "undealt": len(left), "generator": rng.kind}
+        )
+        return shoe
+
     # -- dealing ------------------------------------------------------------------------------------
     def draw(self) -> Card:
         """The next card out of the shoe (burns too); the card past the cut card's place records
@@ -215,6 +326,43 @@ class Shoe:
     def dealt_order(self) -> Sequence[Card]:  # pragma: no cover - inspector tooling only
         """The cards already dealt (never the undealt order)."""
         return tuple(self._cards[: self._pos])
+
+
+def seal_shoe(snapshot: dict[str, Any], key: bytes, context: str) -> str:
+    """`snapshot` encrypted and authenticated (AES-256-GCM) under the server's `key`, bound to `context`
+    (the table and its shuffle): what a store keeps outside the public log, so that the database alone
+    never tells anyone the next card, and a snapshot cannot be moved to another table or shuffle."""
+    import base64
+    import json
+    import os
+
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    nonce = os.urandom(12)
+    body = json.dumps(snapshot, separators=(",", ":")).encode("utf-8")
+    sealed = AESGCM(key).encrypt(nonce, body, context.encode("utf-8"))
+    return base64.urlsafe_b64encode(nonce + sealed).decode("ascii")
+
+
+def open_shoe(sealed: str, key: bytes, context: str) -> dict[str, Any]:
+    """The snapshot `seal_shoe` sealed (ShoeSealBroken for a wrong key, another context or any change)."""
+    import base64
+    import binascii
+    import json
+
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    try:
+        raw = base64.urlsafe_b64decode(sealed.encode("ascii"))
+        body = AESGCM(key).decrypt(raw[:12], raw[12:], context.encode("utf-8"))
+    except (InvalidTag, ValueError, binascii.Error, UnicodeError):
+        raise ShoeSealBroken(
+            "the sealed shoe cannot be opened: wrong key, another table or shuffle, or it was altered",
+            key="err.live.seal",
+        ) from None
+    snapshot: dict[str, Any] = json.loads(body)
+    return snapshot
 
 
 class StackedSource:

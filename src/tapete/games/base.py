@@ -542,8 +542,11 @@ class RoundBase:
         if p is None:
             return None
         out = p.to_json()
-        if isinstance(p, Decision) and not (viewer.staff or self._holder(p.seat) == viewer.name):
+        mine = viewer.role == "player" and self._holder(p.seat) == viewer.name
+        if isinstance(p, Decision) and not (viewer.staff or mine):
             out.pop("legal", None)
+        if "replaces" in out and not (viewer.inspector or mine):  # given up face down (SP Art.9.2)
+            out["replaces"] = HIDDEN
         return out
 
     def _holder(self, seat: int | None) -> str | None:

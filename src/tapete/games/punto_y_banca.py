@@ -26,6 +26,7 @@ from tapete.games.base import (
     RoundBase,
     Step,
     Viewer,
+    entry_basics,
     json_copy,
     public_copy,
 )
@@ -199,8 +200,9 @@ class PuntoYBancaRound(RoundBase):
 
     @classmethod
     def parse_action(cls, entry: object) -> Action:
-        """Always IllegalAction: nobody decides anything in a Punto y Banca round (Art.10-11)."""
-        got = entry.get("action") if isinstance(entry, dict) else None
+        """IllegalAction for any decision (nobody decides anything in Punto y Banca, Art.10-11); an entry
+        without a seat or an action name is BadRequest, as in every game."""
+        _, got = entry_basics(entry)
         raise IllegalAction(
             f"Punto y Banca takes no decisions (the cards follow Art.11); got {got!r}",
             key="err.pyb.no_decisions_got",

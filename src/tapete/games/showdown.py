@@ -538,6 +538,11 @@ class ShowdownRound(RoundBase):
     def _holder(self, seat: int | None) -> str | None:
         return next((s.player for s in self.seats if s.seat == seat), None)
 
+    @property
+    def _showdown(self) -> bool:
+        """The hands were shown and settled (a voided round never reaches its showdown)."""
+        return self.finished and not self.voided
+
     def _show(self, index: int) -> None:
         self.shown = index + 1
         self._emit({"type": "community_shown", "index": index, "card": NAMES[self.community[index]]})
@@ -579,6 +584,11 @@ class ShowdownRound(RoundBase):
                     limit=d.max_cards,
                     count=len(cards),
                 )
+            for c in cards:
+                if type(c) is not int or not 0 <= c < 52:
+                    raise IllegalAction(
+                        f"exchange: {c!r} is not a card", key="err.sd.exchange_bad_card", problem=repr(c)
+                    )
             mine = self._seat(d.seat).cards
             named, held = Counter(cards), Counter(mine)
             if any(n > 1 and n > held[c] for c, n in named.items()):  # by position: no more than he holds
@@ -790,7 +800,7 @@ class ShowdownRound(RoundBase):
             "increments": list(s.increments),
             "stake": s.stake,
         }
-        if self.finished:
+        if self._showdown:
             entry["final_hand"] = {
                 "cards": [NAMES[c] for c in self.final_cards(s)],
                 "category": category(s.strength).key,
@@ -856,7 +866,7 @@ class ShowdownRound(RoundBase):
         ever holds the shoe or the cards still in it."""
         v = Viewer.of(viewer)
         inspector = v.inspector
-        open_all = inspector or self.finished
+        open_all = inspector or self._showdown
         community = [
             NAMES[c] if (open_all or i < self.shown) else HIDDEN for i, c in enumerate(self.community)
         ]
@@ -877,7 +887,7 @@ class ShowdownRound(RoundBase):
             }
             if mine or inspector:  # given up face down (Art.9.2): only their owner ever sees them
                 entry["discarded"] = [NAMES[c] for c in s.discarded]
-            if self.finished:
+            if self._showdown:
                 shown = self._seat_result(s)
                 entry.update({k: shown[k] for k in self._SHOWDOWN_KEYS if k in shown})
                 if mine or inspector:
@@ -894,7 +904,7 @@ class ShowdownRound(RoundBase):
             "voided": self.voided,
             "pending": self.pending_json(v),
         }
-        if self.finished:
+        if self._showdown:
             out["pot"] = json_copy(self.pot)
             out["payout_limit"] = json_copy(self.limit) if self.limit else None
         d = self.pending
