@@ -399,11 +399,6 @@ def void_incomplete(events: Sequence[Event], reason: str) -> list[Event]:
     ]
 
 
-def replay(events: list[Event]) -> Round:
-    """Rebuild a round from its events alone (see `rebuild`)."""
-    return rebuild(events)
-
-
 def recall(events: list[Event]) -> tuple[Round, bool]:
     """Rebuild a round and say whether replaying it reproduces exactly the logged events."""
     try:
