@@ -20,6 +20,7 @@ from tapete.errors import BadBet, IllegalAction, InvalidRules, TapeteError
 from tapete.games import round_class
 from tapete.games.blackjack import INSURANCE, PLAY, SURRENDER, Action, BlackjackRound
 from tapete.games.majestic21 import SIDE_BETS, Majestic21Round, side_bet_ratio, side_total
+from tapete.i18n import layout_lines, layout_phrases
 from tapete.log import recall
 from tapete.math import majestic21 as m21_math
 from tapete.money import Ratio
@@ -411,15 +412,16 @@ def test_art2a2_no_insurance_with_2_to_9_up(up: str) -> None:
 
 
 def test_art2a2_layout_phrases() -> None:
-    es = Majestic21Round.LAYOUT_LINES["es"]
+    es = layout_lines("majestic_21", "es")
     assert es == (
         "Majestic 21 paga tres por dos",
         "El dealer debe pedir hasta con 16 y no debe pedir desde 17",
         "Seguro con As paga dos por uno, seguro con 10,J,Q,K paga 10 a 1",
     )
-    assert all(line in Majestic21Round.LAYOUT_PHRASES["es"] for line in es)
-    assert "10 to 1" in Majestic21Round.LAYOUT_PHRASES["en"]
-    assert Majestic21Round.LAYOUT_PHRASES != BlackjackRound.LAYOUT_PHRASES
+    assert layout_phrases("majestic_21", "es") == " · ".join(es)
+    assert "10 to 1" in layout_phrases("majestic_21", "en")
+    assert len(layout_lines("majestic_21", "en")) == 3
+    assert layout_phrases("majestic_21", "es") != layout_phrases("blackjack", "es")
 
 
 # ---------------------------------------------------------------------------- engine, files and reuse
@@ -599,7 +601,7 @@ def table(
 
 def test_play_shows_the_layout_phrases_in_both_languages() -> None:
     es, _ = table("9s 9h 3d 8d", ["q"])
-    for line in Majestic21Round.LAYOUT_LINES["es"]:
+    for line in layout_lines("majestic_21", "es"):
         assert line in es
     en, _ = table("9s 9h 3d 8d", ["q"], lang="en")
     assert "Insurance with an Ace pays two to one, insurance with a 10, J, Q, K pays 10 to 1" in en

@@ -29,8 +29,8 @@ from tapete.games.showdown import (
     ShowdownRound,
     hand_outcome,
     hand_strength,
-    house_rules_text,
 )
+from tapete.i18n import house_rules_text
 from tapete.log import recall
 from tapete.play.common import Script
 from tapete.poker import evaluate5

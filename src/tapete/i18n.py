@@ -9,6 +9,10 @@ Catalogs are flat JSON files of ``message id -> template`` with ``{placeholders}
 ``tapete/locale/``: ``es.json`` and ``en.json`` hold the shared messages; a game or a face may add its
 own pair ``<name>.es.json`` / ``<name>.en.json`` (so engineers do not edit one file at once). A message
 id may be defined in one file of a language only.
+
+The games' own sentences live there too, so that a game module holds rules and numbers and every front
+end (terminal, web page, server) says the same words: the layout's phrases (`layout_lines`) and the
+house rules shown to players (`house_rules_lines`).
 """
 
 from __future__ import annotations
@@ -21,10 +25,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tapete.errors import Msg, TapeteError
+from tapete.games import GAMES
 from tapete.money import CURRENCIES, Amount, format_money
+
+if TYPE_CHECKING:
+    from tapete.rules.common import CommonRules
 
 LANGUAGES = ("es", "en")
 DEFAULT_LANG = "es"
@@ -264,3 +272,83 @@ class Money:
             )
         scale: int = 10**self.decimals
         return int(m.group("whole")) * scale + int(frac.ljust(self.decimals, "0") or "0")
+
+
+# ---------------------------------------------------------------------------------------- the games' words
+#: The hand categories as the house rules list them: best first (Art.11's paytable read from the top).
+_SHOWDOWN_PAY_ORDER = (
+    "royal_flush",
+    "straight_flush",
+    "four_of_a_kind",
+    "full_house",
+    "flush",
+    "straight",
+    "three_of_a_kind",
+    "two_pair",
+)
+
+
+def layout_lines(game: str, lang: str = DEFAULT_LANG) -> tuple[str, ...]:
+    """The phrases printed on `game`'s layout, one by one, in `lang` (catalog ids ``layout.<game>.1``,
+    ``.2``, ...): in Spanish the regulation's own words (M21 Art.2a.2). () when the layout has none
+    (Showdown Póker); KeyError for a game we do not run."""
+    if game not in GAMES:
+        raise KeyError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+    messages = Translator(lang).messages
+    lines: list[str] = []
+    while (line := messages.get(f"layout.{game}.{len(lines) + 1}")) is not None:
+        lines.append(line)
+    return tuple(lines)
+
+
+def layout_phrases(game: str, lang: str = DEFAULT_LANG) -> str:
+    """The layout's phrases on one line, joined with `` · `` as the terminal tables print them."""
+    return " · ".join(layout_lines(game, lang))
+
+
+def house_rules_lines(
+    rules: CommonRules, lang: str = DEFAULT_LANG, *, currency: str | None = None
+) -> tuple[str, ...]:
+    """The house's own rules a table shows its players, title first, in `lang`; () for a game with none.
+
+    Showdown Póker's pot and bonus (rules.md §3 [A]: both "must be visible in the rules shown to
+    players"), with its limits, the exchange, the Art.11 paytable and the Art.12 payout limit. Amounts
+    are in the table's money unit, or shown in `currency` (``PEN`` → ``S/ 1.00``).
+    """
+    # Imported here: the Showdown round loads the poker evaluator (numpy, numba), which a language module
+    # must not make every face and command pay for.
+    from tapete.games.showdown import bonus_limits
+    from tapete.rules.showdown import SHOWDOWN_PAYTABLE, ShowdownRules
+
+    if not isinstance(rules, ShowdownRules):
+        return ()
+    tr = Translator(lang)
+
+    def money(amount: int) -> str:
+        return format_money(amount, currency) if currency else str(amount)
+
+    def pays(paytable: Mapping[str, int]) -> str:
+        hands = [hand for hand in _SHOWDOWN_PAY_ORDER if hand in paytable]
+        return ", ".join(tr("sd.house.pays", hand=tr(f"sd.category.{h}"), n=paytable[h]) for h in hands)
+
+    bonus_min, bonus_max = bonus_limits(rules)
+    limit = rules.payout_limit
+    return (
+        tr("sd.house.title"),
+        tr("sd.house.bet", min=money(rules.table_min), max=money(rules.table_max)),
+        tr("sd.house.exchange", max=rules.max_exchange),
+        tr("sd.house.final_hand", pays=pays(SHOWDOWN_PAYTABLE)),
+        tr("sd.house.no_payout_limit") if limit is None else tr("sd.house.payout_limit", limit=money(limit)),
+        tr("sd.house.pot", pot=money(rules.pot_amount), pct=rules.pot_commission_percent),
+        tr(
+            "sd.house.bonus",
+            min=money(bonus_min),
+            max=money(bonus_max),
+            pays=pays(rules.bonus_paytable) or tr("sd.house.bonus_pays_nothing"),
+        ),
+    )
+
+
+def house_rules_text(rules: CommonRules, lang: str = DEFAULT_LANG, *, currency: str | None = None) -> str:
+    """`house_rules_lines` as one text, a line each ("" for a game with no house rules)."""
+    return "\n".join(house_rules_lines(rules, lang, currency=currency))

@@ -6,7 +6,7 @@ game; each game describes its spots with a `BetSpec`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from tapete.errors import BadBet, Msg
@@ -68,15 +68,53 @@ class RawBet:
     amount: object
 
 
-_RESOLVED: dict[int, tuple[dict[str, tuple[int, int]], dict[str, int | None]]] = {}
+#: A problem of a bet list: (index of the entry it is reported at, what is wrong).
+_Problem = tuple[int, Msg]
+#: A check of every box once the list is read: yields the problems it finds, box by box in naming order.
+_BoxCheck = Callable[[Iterable[Box], BetSpec, "_Plan"], Iterator[_Problem]]
 
 
-def _resolved(spec: BetSpec) -> tuple[dict[str, tuple[int, int]], dict[str, int | None]]:
-    """Each spot's (min, max) and fixed amount, asked of the spec once (it is frozen)."""
-    return memo(
-        _RESOLVED,
-        spec,
-        lambda: ({s: spec.limits(s) for s in spec.spots}, {s: spec.fixed(s) for s in spec.spots}),
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What `place_bets` needs of a spec, worked out once (the spec is frozen, and its `limits` and
+    `fixed` are pure): each spot's limits and fixed amount, and which checks can fail under it."""
+
+    lo: dict[str, int]
+    hi: dict[str, int]
+    fixed: dict[str, int | None]
+    #: a spot's total above this breaks its fixed amount or its maximum, and only a bet on a spot of
+    #: `paired` can complete an exclusive pair: an entry within its limits costs two tests
+    ceiling: dict[str, int]
+    paired: frozenset[str]
+    #: the box checks that can fail under this spec, in the order they were always made (on a tie, the
+    #: problem found first is the one reported)
+    box_checks: tuple[_BoxCheck, ...]
+    #: boxes one holder may hold
+    most_boxes: int
+
+
+_PLANS: dict[int, _Plan] = {}  # by id(spec), while the spec lives (tapete.memo)
+
+
+def _plan(spec: BetSpec) -> _Plan:
+    """Work out the plan of `spec` (once per spec: `place_bets` keeps it in _PLANS)."""
+    limits = {s: spec.limits(s) for s in spec.spots}
+    fixed = {s: spec.fixed(s) for s in spec.spots}
+    checks: list[_BoxCheck] = [_stakes_off_limits]
+    if spec.required_spots:
+        checks.append(_required_missing)
+    if spec.back_same_spots:
+        checks.append(_back_bets_off_the_holders_side)
+    if spec.main_required and not spec.required_spots:
+        checks.append(_holder_without_main)
+    return _Plan(
+        lo={s: lo for s, (lo, _) in limits.items()},
+        hi={s: hi for s, (_, hi) in limits.items()},
+        fixed=fixed,
+        ceiling={s: hi if (f := fixed[s]) is None else min(hi, f) for s, (_, hi) in limits.items()},
+        paired=frozenset(s for pair in spec.exclusive for s in pair),
+        box_checks=tuple(checks),
+        most_boxes=1 if spec.one_box_per_player else spec.max_boxes_per_player,
     )
 
 
@@ -88,108 +126,29 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
     taken) compete with per-entry checks (seat, spot, amount, maxima) on the entry's position. An entry
     that is itself malformed is left out of the whole-list checks. Nothing is kept on refusal.
     """
-    limits, fixed_amounts = _resolved(spec)
-    seats, spots_known, exclusive = spec.seats, spec.spots, spec.exclusive
-    one_box = spec.one_box_per_player
-    boxes: dict[int, Box] = {}
-    first_back: int | None = None
-    problems: list[tuple[int, Msg]] = []
+    plan = _PLANS.get(id(spec)) or memo(_PLANS, spec, lambda: _plan(spec))
+    boxes: dict[int, Box] = {}  # in the order they were first named
+    problems: list[_Problem] = []
     zone_of: dict[str, int] = {}  # one_box_per_player: the zone each player plays, as holder or back-bettor
+    first_back: int | None = None
     for i, bet in enumerate(bets):
-        seat, player, spot = bet.seat, bet.player, bet.spot
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= seats:
-            problems.append(
-                (
-                    i,
-                    Msg(
-                        f"unknown seat {seat!r}: seats are 1 to {spec.seats}",
-                        "err.bet.seat",
-                        seat=seat,
-                        seats=seats,
-                    ),
-                )
-            )
+        entry = _entry(i, bet, spec)
+        if isinstance(entry, Msg):
+            problems.append((i, entry))
             continue
-        if not isinstance(player, str) or not player.strip():
-            problems.append((i, Msg(f"bet {i} names no player", "err.bet.no_player", index=i)))
-            continue
-        if spot not in spots_known:
-            problems.append(
-                (
-                    i,
-                    Msg(
-                        f"unknown spot {spot!r}; this game's spots are {', '.join(spec.spots)}",
-                        "err.bet.spot",
-                        spot=spot,
-                        spots=spec.spots,
-                    ),
-                )
-            )
-            continue
-        assert isinstance(spot, str)
-        try:
-            amount = check_amount(bet.amount)
-        except ValueError as exc:
-            problems.append((i, exc.args[0]))
-            continue
+        seat, player, spot, amount = entry
         box = boxes.get(seat)
         if box is None:
-            box = boxes[seat] = Box(seat=seat, holder=player)
+            box = boxes[seat] = Box(seat, player)
         if player != box.holder:
-            if not spec.back_spots:
-                problems.append(
-                    (
-                        i,
-                        Msg(
-                            f"{player} cannot join seat {seat}: this game has no back-betting",
-                            "err.bet.no_back_betting",
-                            player=player,
-                            seat=seat,
-                        ),
-                    )
-                )
-                continue
-            if not spec.back_betting:
-                problems.append(
-                    (
-                        i,
-                        Msg(
-                            f"{player} cannot join seat {seat}: the operator does not allow back-betting",
-                            "err.bet.back_betting_off",
-                            player=player,
-                            seat=seat,
-                        ),
-                    )
-                )
-                continue
-            if spot not in spec.back_spots:
-                problems.append(
-                    (
-                        i,
-                        Msg(
-                            f"back-bettor {player} may join only {'/'.join(spec.back_spots)}, not {spot}",
-                            "err.bet.back_spot",
-                            player=player,
-                            spots=spec.back_spots,
-                            spot=spot,
-                        ),
-                    )
-                )
+            refusal = _back_bet_refusal(player, seat, spot, spec)
+            if refusal is not None:
+                problems.append((i, refusal))
                 continue
             if first_back is None:
                 first_back = i
-        if one_box and zone_of.setdefault(player, seat) != seat:
-            problems.append(
-                (
-                    i,
-                    Msg(
-                        f"{player} already plays zone {zone_of[player]} and cannot play two",
-                        "err.bet.two_zones",
-                        player=player,
-                        zone=zone_of[player],
-                    ),
-                )
-            )
+        if spec.one_box_per_player and zone_of.setdefault(player, seat) != seat:
+            problems.append((i, _second_zone(player, zone_of[player])))
             continue
         mine = box.stakes.setdefault(player, {})
         if spot in mine:
@@ -197,183 +156,248 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
         else:
             box.first_index[(player, spot)] = i
             total = mine[spot] = amount
-        fixed = fixed_amounts[spot]
-        if fixed is not None and total > fixed:
-            problems.append(
-                (
-                    i,
-                    Msg(
-                        f"{spot} is a fixed {fixed}; {player} put {total}",
-                        "err.bet.fixed",
-                        spot=spot,
-                        fixed=fixed,
-                        player=player,
-                        amount=total,
-                    ),
-                )
+        if total > plan.ceiling[spot] or spot in plan.paired:
+            problems += ((i, message) for message in _over_limits(player, spot, mine, spec, plan))
+    # The whole list: each box (entries refused above are not in them), then the table.
+    for check in plan.box_checks:
+        for problem in check(boxes.values(), spec, plan):  # a loop costs less than += on every round
+            problems.append(problem)
+    if first_back is not None and len(boxes) < spec.seats:
+        problems.append((first_back, _boxes_free(spec, len(boxes))))
+    if plan.most_boxes < spec.seats:  # else nobody can hold one box too many
+        problems += _too_many_boxes(boxes.values(), plan.most_boxes)
+    if problems:
+        at, message = min(problems, key=lambda p: p[0])  # the first entry's; on a tie, the first found
+        raise BadBet(message, at=at, key=message.key, **message.params)
+    return [boxes[s] for s in sorted(boxes)] if len(boxes) > 1 else list(boxes.values())
+
+
+# ---------------------------------------------------------------------------------------- one entry
+def _entry(i: int, bet: RawBet, spec: BetSpec) -> tuple[int, str, str, int] | Msg:
+    """Entry `i` as (seat, player, spot, amount), or why it is no bet of this table at all."""
+    seat, player, spot = bet.seat, bet.player, bet.spot
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= spec.seats:
+        return Msg(
+            f"unknown seat {seat!r}: seats are 1 to {spec.seats}", "err.bet.seat", seat=seat, seats=spec.seats
+        )
+    if not isinstance(player, str) or not player.strip():
+        return Msg(f"bet {i} names no player", "err.bet.no_player", index=i)
+    if spot not in spec.spots:
+        return Msg(
+            f"unknown spot {spot!r}; this game's spots are {', '.join(spec.spots)}",
+            "err.bet.spot",
+            spot=spot,
+            spots=spec.spots,
+        )
+    assert isinstance(spot, str)
+    try:
+        return seat, player, spot, check_amount(bet.amount)
+    except ValueError as exc:
+        message: Msg = exc.args[0]  # money.check_amount says why as a Msg
+        return message
+
+
+def _back_bet_refusal(player: str, seat: int, spot: str, spec: BetSpec) -> Msg | None:
+    """Why `player` may not join the box of seat `seat` on `spot` (BJ Art.7, PyB Art.7a), or None."""
+    if not spec.back_spots:
+        return Msg(
+            f"{player} cannot join seat {seat}: this game has no back-betting",
+            "err.bet.no_back_betting",
+            player=player,
+            seat=seat,
+        )
+    if not spec.back_betting:
+        return Msg(
+            f"{player} cannot join seat {seat}: the operator does not allow back-betting",
+            "err.bet.back_betting_off",
+            player=player,
+            seat=seat,
+        )
+    if spot not in spec.back_spots:
+        return Msg(
+            f"back-bettor {player} may join only {'/'.join(spec.back_spots)}, not {spot}",
+            "err.bet.back_spot",
+            player=player,
+            spots=spec.back_spots,
+            spot=spot,
+        )
+    return None
+
+
+def _second_zone(player: str, zone: int) -> Msg:
+    """PyB Art.7b: `player`, who plays `zone`, names another one."""
+    return Msg(
+        f"{player} already plays zone {zone} and cannot play two",
+        "err.bet.two_zones",
+        player=player,
+        zone=zone,
+    )
+
+
+def _over_limits(player: str, spot: str, mine: dict[str, int], spec: BetSpec, plan: _Plan) -> Iterator[Msg]:
+    """What `player`'s new total on `spot` breaks (`mine`: his stakes on the box): the spot's fixed
+    amount, its maximum, an exclusive pair (PyB Art.8: never Punto and Banca)."""
+    total = mine[spot]
+    fixed = plan.fixed[spot]
+    if fixed is not None and total > fixed:
+        yield _not_fixed(spot, fixed, player, total)
+    hi = plan.hi[spot]
+    if total > hi:
+        yield Msg(
+            f"{player}'s {spot} of {total} is above the limit {hi}",
+            "err.bet.above_max",
+            player=player,
+            spot=spot,
+            amount=total,
+            limit=hi,
+        )
+    for a, b in spec.exclusive:
+        if {spot} & {a, b} and mine.get(a) and mine.get(b):
+            yield Msg(
+                f"{player} cannot bet both {a} and {b} in one round",
+                "err.bet.exclusive",
+                player=player,
+                a=a,
+                b=b,
             )
-        hi = limits[spot][1]
-        if total > hi:
-            problems.append(
-                (
-                    i,
-                    Msg(
-                        f"{player}'s {spot} of {total} is above the limit {hi}",
-                        "err.bet.above_max",
-                        player=player,
-                        spot=spot,
-                        amount=total,
-                        limit=hi,
-                    ),
-                )
-            )
-        for a, b in exclusive:
-            if {spot} & {a, b} and mine.get(a) and mine.get(b):
-                problems.append(
-                    (
-                        i,
-                        Msg(
-                            f"{player} cannot bet both {a} and {b} in one round",
-                            "err.bet.exclusive",
-                            player=player,
-                            a=a,
-                            b=b,
-                        ),
-                    )
-                )
-    # Checks that need the whole list: minimums, fixed amounts, main bets, back-betting, boxes per player.
-    side_spots, main_spot = spec.side_spots, spec.main_spot
-    main_checked = spec.main_required and not spec.required_spots
-    for box in boxes.values():
-        for player, spots in box.stakes.items():
-            for spot, amount in spots.items():
-                at = box.first_index[(player, spot)]
-                fixed = fixed_amounts[spot]
-                if fixed is not None and amount != fixed:
-                    problems.append(
-                        (
-                            at,
-                            Msg(
-                                f"{spot} is a fixed {fixed}; {player} put {amount}",
-                                "err.bet.fixed",
-                                spot=spot,
-                                fixed=fixed,
-                                player=player,
-                                amount=amount,
-                            ),
-                        )
-                    )
-                lo = limits[spot][0]
-                if amount < lo:
-                    problems.append(
-                        (
-                            at,
-                            Msg(
-                                f"{player}'s {spot} of {amount} is below the minimum {lo}",
-                                "err.bet.below_min",
-                                player=player,
-                                spot=spot,
-                                amount=amount,
-                                limit=lo,
-                            ),
-                        )
-                    )
-                if spot in side_spots and not box.stake(box.holder, main_spot):
-                    problems.append(
-                        (
-                            at,
-                            Msg(
-                                f"{spot} on seat {box.seat} needs a {spec.main_spot} bet on the same box",
-                                "err.bet.side_needs_main",
-                                spot=spot,
-                                seat=box.seat,
-                                main=spec.main_spot,
-                            ),
-                        )
-                    )
-        for spot in spec.required_spots:
-            for player in box.stakes:
-                if not box.stake(player, spot):
-                    at = min(box.first_index[k] for k in box.first_index if k[0] == player)
-                    problems.append(
-                        (
-                            at,
-                            Msg(
-                                f"{player} on seat {box.seat} must post a {spot} bet",
-                                "err.bet.required",
-                                player=player,
-                                seat=box.seat,
-                                spot=spot,
-                            ),
-                        )
-                    )
-        if spec.back_same_spots:
-            for player in box.back_bettors:
-                for spot in box.stakes[player]:
-                    if not box.stake(box.holder, spot):
-                        problems.append(
-                            (
-                                box.first_index[(player, spot)],
-                                Msg(
-                                    f"back-bettor {player} may join seat {box.seat} only on its holder "
-                                    f"{box.holder}'s own side; {box.holder} has no {spot} bet",
-                                    "err.bet.back_same_side",
-                                    player=player,
-                                    seat=box.seat,
-                                    holder=box.holder,
-                                    spot=spot,
-                                ),
-                            )
-                        )
-        if main_checked and not box.stake(box.holder, main_spot) and box.first_index:
-            at = min(box.first_index[k] for k in box.first_index if k[0] == box.holder)
-            problems.append(
-                (
+
+
+def _not_fixed(spot: str, fixed: int, player: str, amount: int) -> Msg:
+    """`player` put `amount` on a spot whose amount is set (Showdown's pot bet, rules.md §3)."""
+    return Msg(
+        f"{spot} is a fixed {fixed}; {player} put {amount}",
+        "err.bet.fixed",
+        spot=spot,
+        fixed=fixed,
+        player=player,
+        amount=amount,
+    )
+
+
+# ---------------------------------------------------------------------------------------- each box
+def _stakes_off_limits(boxes: Iterable[Box], spec: BetSpec, plan: _Plan) -> Iterator[_Problem]:
+    """Each bettor's total on each spot: not its fixed amount, below its minimum, a side bet without the
+    holder's main bet (rules.md §0); at the entry that first named that spot."""
+    for box in boxes:
+        for (player, spot), at in box.first_index.items():
+            amount = box.stakes[player][spot]
+            fixed = plan.fixed[spot]
+            if fixed is not None and amount != fixed:
+                yield at, _not_fixed(spot, fixed, player, amount)
+            lo = plan.lo[spot]
+            if amount < lo:
+                yield (
                     at,
                     Msg(
-                        f"seat {box.seat}'s holder {box.holder} has no {spec.main_spot} bet",
-                        "err.bet.holder_no_main",
+                        f"{player}'s {spot} of {amount} is below the minimum {lo}",
+                        "err.bet.below_min",
+                        player=player,
+                        spot=spot,
+                        amount=amount,
+                        limit=lo,
+                    ),
+                )
+            if spot in spec.side_spots and not box.stake(box.holder, spec.main_spot):
+                yield (
+                    at,
+                    Msg(
+                        f"{spot} on seat {box.seat} needs a {spec.main_spot} bet on the same box",
+                        "err.bet.side_needs_main",
+                        spot=spot,
                         seat=box.seat,
-                        holder=box.holder,
                         main=spec.main_spot,
                     ),
                 )
-            )
-    if first_back is not None and len(boxes) < spec.seats:
-        problems.append(
-            (
-                first_back,
+
+
+def _required_missing(boxes: Iterable[Box], spec: BetSpec, plan: _Plan) -> Iterator[_Problem]:
+    """SP Art.8: every player of a box posts each required spot; at his first entry on the box."""
+    for box in boxes:
+        for spot in spec.required_spots:
+            for player in box.stakes:
+                if not box.stake(player, spot):
+                    yield (
+                        _first_entry(box, player),
+                        Msg(
+                            f"{player} on seat {box.seat} must post a {spot} bet",
+                            "err.bet.required",
+                            player=player,
+                            seat=box.seat,
+                            spot=spot,
+                        ),
+                    )
+
+
+def _back_bets_off_the_holders_side(boxes: Iterable[Box], spec: BetSpec, plan: _Plan) -> Iterator[_Problem]:
+    """PyB Art.7a: a back-bettor joins only spots the holder bet (his side); at the back-bet's entry."""
+    for box in boxes:
+        for player in box.back_bettors:
+            for spot in box.stakes[player]:
+                if not box.stake(box.holder, spot):
+                    yield (
+                        box.first_index[(player, spot)],
+                        Msg(
+                            f"back-bettor {player} may join seat {box.seat} only on its holder "
+                            f"{box.holder}'s own side; {box.holder} has no {spot} bet",
+                            "err.bet.back_same_side",
+                            player=player,
+                            seat=box.seat,
+                            holder=box.holder,
+                            spot=spot,
+                        ),
+                    )
+
+
+def _holder_without_main(boxes: Iterable[Box], spec: BetSpec, plan: _Plan) -> Iterator[_Problem]:
+    """A box's holder bets its main spot (BJ, M21); at the holder's first entry on the box."""
+    for box in boxes:
+        if not box.stake(box.holder, spec.main_spot) and box.first_index:
+            yield (
+                _first_entry(box, box.holder),
                 Msg(
-                    f"back-betting is allowed only when all {spec.seats} boxes are taken ({len(boxes)} are)",
-                    "err.bet.back_boxes_free",
-                    seats=spec.seats,
-                    taken=len(boxes),
+                    f"seat {box.seat}'s holder {box.holder} has no {spec.main_spot} bet",
+                    "err.bet.holder_no_main",
+                    seat=box.seat,
+                    holder=box.holder,
+                    main=spec.main_spot,
                 ),
             )
-        )
-    limit = 1 if one_box else spec.max_boxes_per_player
-    count: dict[str, int] = {}
-    # `boxes` is in the order the boxes were first named (a box is made by its first bet), so the
-    # holder's extra boxes are refused in naming order.
-    for box in boxes.values():
-        count[box.holder] = count.get(box.holder, 0) + 1
-        if count[box.holder] > limit and box.first_index:
-            problems.append(
-                (
-                    min(box.first_index.values()),
-                    Msg(
-                        f"{box.holder} may hold {limit} box(es); seat {box.seat} is one more",
-                        "err.bet.too_many_boxes",
-                        player=box.holder,
-                        limit=limit,
-                        seat=box.seat,
-                    ),
-                )
+
+
+def _first_entry(box: Box, player: str) -> int:
+    """The index of `player`'s first entry on `box`."""
+    return min(box.first_index[k] for k in box.first_index if k[0] == player)
+
+
+# ---------------------------------------------------------------------------------------- the table
+def _boxes_free(spec: BetSpec, taken: int) -> Msg:
+    """BJ Art.7: a back-bettor joined a box while only `taken` of the boxes are."""
+    return Msg(
+        f"back-betting is allowed only when all {spec.seats} boxes are taken ({taken} are)",
+        "err.bet.back_boxes_free",
+        seats=spec.seats,
+        taken=taken,
+    )
+
+
+def _too_many_boxes(boxes: Iterable[Box], most: int) -> Iterator[_Problem]:
+    """BJ Art.1ñ: a holder holds at most `most` boxes (PyB Art.7b: one zone). The boxes are in naming
+    order (a box is made by its first bet), so the extra ones are refused in that order, each at its
+    first entry."""
+    held: dict[str, int] = {}
+    for box in boxes:
+        held[box.holder] = held.get(box.holder, 0) + 1
+        if held[box.holder] > most and box.first_index:
+            yield (
+                min(box.first_index.values()),
+                Msg(
+                    f"{box.holder} may hold {most} box(es); seat {box.seat} is one more",
+                    "err.bet.too_many_boxes",
+                    player=box.holder,
+                    limit=most,
+                    seat=box.seat,
+                ),
             )
-    if problems:
-        at, message = min(problems, key=lambda p: p[0])
-        raise BadBet(message, at=at, key=message.key, **message.params)
-    return [boxes[s] for s in sorted(boxes)] if len(boxes) > 1 else list(boxes.values())
 
 
 def round_settled(staked: dict[str, int], paid: dict[str, int], commission: int) -> dict[str, object]:

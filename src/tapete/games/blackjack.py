@@ -166,12 +166,6 @@ class BlackjackRound(RoundBase):
     SPOTS: ClassVar[tuple[str, ...]] = ("main",)
     SIDE_SPOTS: ClassVar[tuple[str, ...]] = ()
     OFFERS: ClassVar[frozenset[str]] = frozenset({SURRENDER, INSURANCE, EVEN_MONEY, RESPLIT})
-    LAYOUT_PHRASES: ClassVar[dict[str, str]] = {
-        "es": "Black Jack paga tres por dos · El dealer debe pedir hasta con 16 y no debe pedir desde 17 · "
-        "Seguro paga dos por uno",
-        "en": "Black Jack pays three to two · The dealer must draw to 16 and stand on 17 · "
-        "Insurance pays two to one",
-    }
 
     def __init__(
         self,

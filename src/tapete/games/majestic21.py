@@ -7,7 +7,6 @@
 - Insurance (Art.2a.2): with an Ace up it pays 2:1 on a ten-value hole card (as Black Jack Art.10); with a
   10, J, Q or K up it pays 10:1 on an Ace in the hole, with the same half-bet cap and timing, after the
   surrender offers. A Black Jack box is offered even money with an Ace up and nothing else.
-- Layout phrases (Art.2a.2) in ``Majestic21Round.LAYOUT_PHRASES`` / ``LAYOUT_LINES`` for any front end.
 """
 
 from __future__ import annotations
@@ -28,20 +27,6 @@ SIDE_BETS: tuple[str, ...] = (UNDER_13, OVER_13, EXACTLY_13)
 TEN_TO_ONE = Ratio(10, 1)
 #: Art.2a.2: insurance against an Ace with a 10, J, Q or K up pays 10 to 1.
 INSURANCE_TEN_PAYS = TEN_TO_ONE
-
-#: The three phrases Art.2a.2 puts on the layout, in the regulation's words, and in English.
-_LAYOUT: dict[str, tuple[str, ...]] = {
-    "es": (
-        "Majestic 21 paga tres por dos",
-        "El dealer debe pedir hasta con 16 y no debe pedir desde 17",
-        "Seguro con As paga dos por uno, seguro con 10,J,Q,K paga 10 a 1",
-    ),
-    "en": (
-        "Majestic 21 pays three to two",
-        "The dealer must draw to 16 and stand on 17",
-        "Insurance with an Ace pays two to one, insurance with a 10, J, Q, K pays 10 to 1",
-    ),
-}
 
 
 def side_total(cards: Sequence[Card]) -> int:
@@ -74,9 +59,6 @@ class Majestic21Round(BlackjackRound):
     GAME: ClassVar[str] = "majestic_21"
     SIDE_SPOTS: ClassVar[tuple[str, ...]] = SIDE_BETS
     SPOTS: ClassVar[tuple[str, ...]] = ("main", *SIDE_BETS)
-    #: Art.2a.2's phrases one by one, and joined as Black Jack's LAYOUT_PHRASES are (one line per language).
-    LAYOUT_LINES: ClassVar[dict[str, tuple[str, ...]]] = _LAYOUT
-    LAYOUT_PHRASES: ClassVar[dict[str, str]] = {lang: " · ".join(lines) for lang, lines in _LAYOUT.items()}
 
     @classmethod
     def _limits(cls, rules: BlackjackRules, spot: str) -> tuple[int, int]:

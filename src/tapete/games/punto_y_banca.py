@@ -130,11 +130,6 @@ class PuntoYBancaRound(RoundBase):
     GAME: ClassVar[str] = "punto_y_banca"
     SPOTS: ClassVar[tuple[str, ...]] = SPOTS
     OFFERS: ClassVar[frozenset[str]] = frozenset()
-    LAYOUT_PHRASES: ClassVar[dict[str, str]] = {
-        "es": "Punto paga uno a uno · Banca paga uno a uno menos el cinco por ciento · "
-        "Empate paga ocho a uno",
-        "en": "Punto pays one to one · Banca pays one to one less five per cent · Tie pays eight to one",
-    }
 
     def __init__(
         self,

@@ -43,7 +43,7 @@ from tapete.games.base import (
 )
 from tapete.games.turn import check_turn
 from tapete.memo import memo
-from tapete.money import Ratio, format_money, share, winnings
+from tapete.money import Ratio, share, winnings
 from tapete.poker import JACK, POKER_RANK, Category, category, describe, significant_ranks, strength_of_ranks
 from tapete.rules.showdown import SHOWDOWN_PAYTABLE, ShowdownRules
 from tapete.table import BetSpec, Box
@@ -102,45 +102,6 @@ class SeatState:
 
 
 # ---------------------------------------------------------------------------------------- hand language
-#: Category names as people at the table say them (es: the regulation's words of Art.11).
-CATEGORY_NAMES: dict[str, dict[str, str]] = {
-    "es": {
-        "high_card": "carta alta",
-        "pair": "par",
-        "two_pair": "dos pares",
-        "three_of_a_kind": "trío",
-        "straight": "escalera simple",
-        "flush": "color",
-        "full_house": "full",
-        "four_of_a_kind": "póker",
-        "straight_flush": "escalera de color",
-        "royal_flush": "escalera real",
-    },
-    "en": {
-        "high_card": "high card",
-        "pair": "pair",
-        "two_pair": "two pair",
-        "three_of_a_kind": "three of a kind",
-        "straight": "straight",
-        "flush": "flush",
-        "full_house": "full house",
-        "four_of_a_kind": "four of a kind",
-        "straight_flush": "straight flush",
-        "royal_flush": "royal flush",
-    },
-}
-_PAY_ORDER = (
-    "royal_flush",
-    "straight_flush",
-    "four_of_a_kind",
-    "full_house",
-    "flush",
-    "straight",
-    "three_of_a_kind",
-    "two_pair",
-)
-
-
 @cache
 def _strength(ranks: tuple[int, ...], flush: bool) -> int:
     return strength_of_ranks(ranks, flush)
@@ -176,71 +137,6 @@ def bonus_ratio(rules: ShowdownRules, strength: int) -> int:
     if key == "royal_flush" and key not in table:
         key = "straight_flush"
     return table.get(key, 0)
-
-
-def house_rules_text(rules: ShowdownRules, lang: str = "es", *, currency: str | None = None) -> str:
-    """The house's rules for the pot and the bonus (rules.md §3 [A]: they must be shown to players),
-    with the Art.11 paytable and the Art.12 payout limit, in Spanish (``es``) or English (``en``).
-
-    Amounts are in the table's money unit, or formatted with `currency` (``PEN`` → ``S/ 1.00``)."""
-    es = lang != "en"
-    names = CATEGORY_NAMES["es" if es else "en"]
-
-    def money(x: int) -> str:
-        return format_money(x, currency) if currency else str(x)
-
-    pct = rules.pot_commission_percent
-    pot = money(rules.pot_amount)
-    bmin, bmax = bonus_limits(rules)
-    pays = ", ".join(f"{names[k]} {SHOWDOWN_PAYTABLE[k]}" + (" a 1" if es else " to 1") for k in _PAY_ORDER)
-    bonus_keys = [k for k in _PAY_ORDER if k in rules.bonus_paytable]
-    bonus = ", ".join(
-        f"{names[k]} {rules.bonus_paytable[k]}" + (" a 1" if es else " to 1") for k in bonus_keys
-    )
-    limit = rules.payout_limit
-    if es:
-        lines = [
-            "Reglas de la casa · Showdown Póker",
-            f"Apuesta: de {money(rules.table_min)} a {money(rules.table_max)}. Incrementos Nº1 y Nº2 iguales "
-            "a la apuesta; el Nº2 solo si hizo el Nº1 (Art.9).",
-            f"Cambio de cartas: de 0 a {rules.max_exchange} de sus tres cartas, una sola vez (Art.9.2).",
-            "Mano final: sus tres cartas y las dos comunitarias. Menos de un par de J pierde; par de J, Q, K "
-            f"o A empata; paga sobre la apuesta y cada incremento (Art.11): {pays}.",
-            (
-                f"Pago máximo por partida: {money(limit)}. Si la suma de los premios (SUMA) lo excede, cada "
-                "premio se paga × LIMITE / SUMA, redondeado hacia abajo (Art.12-13). No cubre el bono."
-                if limit is not None
-                else "Esta mesa no tiene pago máximo (Art.12)."
-            ),
-            f"Pot bet (regla de la casa): cada jugador coloca {pot} en un pozo común. Lo gana la mejor mano "
-            "final de la mesa; si hay empate se reparte por igual y la unidad indivisible va al primer "
-            f"asiento a la izquierda del dealer. La casa cobra {pct}% del pozo completo (lo que se paga se "
-            "redondea hacia abajo). Con un solo jugador en la mesa, el pot bet se devuelve.",
-            f"Bono (regla de la casa, opcional, de {money(bmin)} a {money(bmax)}): paga según la mano final: "
-            f"{bonus or 'nada'}; manos menores pierden. No entra en el pago máximo.",
-        ]
-    else:
-        lines = [
-            "House rules · Showdown Poker",
-            f"Bet: {money(rules.table_min)} to {money(rules.table_max)}. Raises Nº1 and Nº2 equal the bet; "
-            "Nº2 only after Nº1 (Art.9).",
-            f"Exchange: 0 to {rules.max_exchange} of your three cards, once (Art.9.2).",
-            "Final hand: your three cards and the two community cards. Below a pair of jacks loses; a pair "
-            f"of J, Q, K or A pushes; paid on the bet and on each raise (Art.11): {pays}.",
-            (
-                f"Payout limit per round: {money(limit)}. If the winnings add up (SUMA) to more, each is "
-                "paid × LIMIT / SUMA, rounded down (Art.12-13). The bonus is not included."
-                if limit is not None
-                else "This table has no payout limit (Art.12)."
-            ),
-            f"Pot bet (house rule): every player puts {pot} into a common pot. The best final hand at the "
-            "table wins it; a tie splits it equally and the indivisible unit goes to the first seat on the "
-            f"dealer's left. The house keeps {pct}% of the whole pot (what is paid is rounded down). With "
-            "one player at the table the pot bet is returned.",
-            f"Bonus (house rule, optional, {money(bmin)} to {money(bmax)}): pays on the final hand: "
-            f"{bonus or 'nothing'}; lower hands lose. Not subject to the payout limit.",
-        ]
-    return "\n".join(lines)
 
 
 def bonus_limits(rules: ShowdownRules) -> tuple[int, int]:

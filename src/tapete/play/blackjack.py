@@ -25,6 +25,7 @@ from tapete.games.blackjack import (
     SURRENDER,
     hand_total,
 )
+from tapete.i18n import layout_phrases
 from tapete.play.common import (
     Choice,
     Markup,
@@ -121,8 +122,8 @@ class BlackjackFace(TableFace):
     def banner(self) -> None:
         """The table's name, the layout's phrases, limits and how to answer."""
         super().banner()
-        phrases = self.session.round_class.LAYOUT_PHRASES  # type: ignore[attr-defined] # the layout's own words (the engine keeps them)
-        self.ctx.console.print(f"[bold]{escape(phrases.get(self.tr.lang, phrases['es']))}[/bold]")
+        phrases = layout_phrases(self.session.game, self.tr.lang)  # the layout's own words
+        self.ctx.console.print(f"[bold]{escape(phrases)}[/bold]")
 
     # -- narration ----------------------------------------------------------------------------------
     def narrate_deal(self, view: View) -> None:

@@ -12,7 +12,8 @@ from rich.markup import escape
 from tapete.cards import parse_card
 from tapete.games.base import DECLINE, Action, Decision
 from tapete.games.blackjack import INSURANCE
-from tapete.games.majestic21 import SIDE_BETS, Majestic21Round, side_total
+from tapete.games.majestic21 import SIDE_BETS, side_total
+from tapete.i18n import layout_lines
 from tapete.play.blackjack import BlackjackFace, View
 from tapete.play.common import (
     PlayContext,
@@ -50,7 +51,7 @@ class Majestic21Face(BlackjackFace):
     def banner(self) -> None:
         """The table's name and limits, Art.2a.2's layout phrases, and the side bets' paytable."""
         TableFace.banner(self)
-        for line in Majestic21Round.LAYOUT_LINES.get(self.tr.lang, Majestic21Round.LAYOUT_LINES["es"]):
+        for line in layout_lines(self.session.game, self.tr.lang):
             self.ctx.console.print(f"[bold]{escape(line)}[/bold]")
         lo, hi = self.side_limits
         self.ctx.say("m21.side_rules", min=self.money.show(lo), max=self.money.show(hi))

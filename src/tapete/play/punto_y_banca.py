@@ -15,7 +15,8 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from tapete.games.punto_y_banca import BANCA, EMPATE, PUNTO, PuntoYBancaRound, next_shoe_holder, shoe_passes
+from tapete.games.punto_y_banca import BANCA, EMPATE, PUNTO, next_shoe_holder, shoe_passes
+from tapete.i18n import layout_phrases
 from tapete.play.common import (
     QUIT_WORDS,
     PlayContext,
@@ -69,8 +70,7 @@ class PuntoYBancaFace(TableFace):
     def banner(self) -> None:
         """The table's name and limits, the layout's phrase, and how bets combine (Art.7-8)."""
         super().banner()
-        phrases = PuntoYBancaRound.LAYOUT_PHRASES
-        self.ctx.console.print(f"[bold]{escape(phrases.get(self.tr.lang, phrases['es']))}[/bold]")
+        self.ctx.console.print(f"[bold]{escape(layout_phrases(self.session.game, self.tr.lang))}[/bold]")
         self.ctx.say("pyb.rules", pct=self.rules.commission_percent, tie=self.rules.tie_pays)
 
     # -- bets ---------------------------------------------------------------------------------------

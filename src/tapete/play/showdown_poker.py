@@ -25,8 +25,8 @@ from tapete.games.showdown import (
     INCREMENT_2,
     bonus_limits,
     hand_strength,
-    house_rules_text,
 )
+from tapete.i18n import house_rules_lines
 from tapete.play.common import (
     PayoutRow,
     PlayContext,
@@ -93,10 +93,9 @@ class ShowdownFace(TableFace):
     def banner(self) -> None:
         """The table's name and limits, then the house's rules: paytable, payout limit, pot and bonus."""
         super().banner()
-        text = house_rules_text(self.rules, self.tr.lang, currency=self.money.currency)
-        lines = text.splitlines()
-        self.ctx.console.print(f"[bold]{escape(lines[0])}[/bold]")
-        for line in lines[1:]:
+        title, *lines = house_rules_lines(self.rules, self.tr.lang, currency=self.money.currency)
+        self.ctx.console.print(f"[bold]{escape(title)}[/bold]")
+        for line in lines:
             self.ctx.console.print(escape(line))
 
     # -- bets ---------------------------------------------------------------------------------------
