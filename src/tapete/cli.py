@@ -184,6 +184,30 @@ def simulate(
         )
 
 
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port to listen on")] = 8000,
+    database_url: Annotated[
+        str | None,
+        typer.Option(help="sqlite:///PATH or postgresql://… (else $TAPETE_DATABASE_URL, else embedded)"),
+    ] = None,
+    broker_url: Annotated[
+        str | None, typer.Option(help="redis://… for several processes (else $TAPETE_BROKER_URL)")
+    ] = None,
+    workers: Annotated[int, typer.Option(help="server processes on this host (PostgreSQL and a broker)")] = 1,
+) -> None:
+    """Serve the casino's tables: the HTTP + WebSocket API (shared/spec/server.md) and the web page."""
+    from tapete.server.config import ConfigError
+    from tapete.server.main import serve as run_server
+
+    try:
+        run_server(host=host, port=port, database_url=database_url, broker_url=broker_url, workers=workers)
+    except ConfigError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+
+
 def main() -> None:
     """Console-script entry point."""
     _register_optional()

@@ -92,6 +92,17 @@ def run(data: Any, *, dealer_entered: bool = False) -> dict[str, Any]:
     entries: list[dict[str, Any]] = data.get("actions", [])
 
     def action_at(i: int) -> Action:
+        name = entries[i]["action"]
+        if name == "decline" and cls.SCENARIO_ACTIONS:  # the API's word; a scenario declines by silence
+            known = cls.SCENARIO_ACTIONS
+            raise IllegalAction(
+                f"unknown action {name!r}; {cls.GAME} actions: {', '.join(known)}",
+                at=i,
+                key="err.action.unknown",
+                action=name,
+                game=cls.GAME,
+                known=known,
+            )
         try:
             return cls.parse_action(entries[i])
         except IllegalAction as exc:

@@ -318,6 +318,7 @@ class RoundType(Protocol):
 
     GAME: ClassVar[str]
     OFFERS: ClassVar[frozenset[str]]
+    SCENARIO_ACTIONS: ClassVar[tuple[str, ...]]
 
     def __call__(self, rules: Any, boxes: Sequence[Any], *, round_id: int | str = 1, **options: Any) -> Round:
         """A new round on checked boxes (nothing dealt yet: its first pending step is the first card)."""
@@ -356,6 +357,8 @@ class RoundBase:
 
     GAME: ClassVar[str] = ""
     OFFERS: ClassVar[frozenset[str]] = frozenset()
+    #: the actions a scenario file names (scenario.md: an offer is declined by silence, never "decline")
+    SCENARIO_ACTIONS: ClassVar[tuple[str, ...]] = ()
 
     rules: CommonRules
     round_id: int | str

@@ -166,6 +166,8 @@ class BlackjackRound(RoundBase):
     SPOTS: ClassVar[tuple[str, ...]] = ("main",)
     SIDE_SPOTS: ClassVar[tuple[str, ...]] = ()
     OFFERS: ClassVar[frozenset[str]] = frozenset({SURRENDER, INSURANCE, EVEN_MONEY, RESPLIT})
+    #: the actions a scenario names (scenario.md); the API also takes ``decline`` on an offer
+    SCENARIO_ACTIONS: ClassVar[tuple[str, ...]] = (*PLAY_ACTIONS, SURRENDER, INSURANCE, EVEN_MONEY)
 
     def __init__(
         self,
@@ -227,8 +229,8 @@ class BlackjackRound(RoundBase):
         IllegalAction for an unknown name or a bad hand or amount. Never a KeyError."""
         seat, name = entry_basics(entry)
         assert isinstance(entry, dict)
-        known = (*PLAY_ACTIONS, SURRENDER, INSURANCE, EVEN_MONEY)
-        if name not in known:
+        known = cls.SCENARIO_ACTIONS
+        if name not in known and name != DECLINE:
             raise IllegalAction(
                 f"unknown action {name!r}; {cls.GAME} actions: {', '.join(known)}",
                 key="err.action.unknown",

@@ -168,6 +168,8 @@ class ShowdownRound(RoundBase):
     GAME: ClassVar[str] = "showdown_poker"
     SPOTS: ClassVar[tuple[str, ...]] = SPOTS
     OFFERS: ClassVar[frozenset[str]] = frozenset({EXCHANGE, INCREMENT_1, INCREMENT_2})
+    #: the actions a scenario names (scenario.md); the API also takes ``decline`` on an offer
+    SCENARIO_ACTIONS: ClassVar[tuple[str, ...]] = (EXCHANGE, INCREMENT_1, INCREMENT_2)
     #: Art.7: the pack is shuffled and cut before every round (TableSession reads this).
     SHUFFLE_EVERY_ROUND: ClassVar[bool] = True
 
@@ -236,8 +238,8 @@ class ShowdownRound(RoundBase):
         IllegalAction for an unknown name or a bad field. Never a KeyError."""
         seat, name = entry_basics(entry)
         assert isinstance(entry, dict)
-        known = (EXCHANGE, INCREMENT_1, INCREMENT_2)
-        if name not in known:
+        known = cls.SCENARIO_ACTIONS
+        if name not in known and name != DECLINE:
             raise IllegalAction(
                 f"unknown action {name!r}; {cls.GAME} actions: {', '.join(known)}",
                 key="err.action.unknown",

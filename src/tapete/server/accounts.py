@@ -1,0 +1,183 @@
+"""People: users with one role each, passwords hashed with argon2id, sessions kept in the database (a
+unique id each, ended after a setting's idle time, surviving a restart), the previous login's time, and
+the lockout after repeated failed logins (rate_limited)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from sqlalchemy import delete, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from tapete.errors import BadRequest
+from tapete.server.config import Settings
+from tapete.server.errors import Conflict, Forbidden, RateLimited, Unauthorized
+from tapete.server.models import ROLES, LoginFailure, LoginSession, SignificantEvent, User, utcnow
+
+#: argon2id (argon2-cffi's default type) with its library defaults (RFC 9106's low-memory profile).
+_HASHER = PasswordHasher()
+NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
+#: Touching a session's last-seen time on every request would write on every read; once a minute is
+#: enough for an idle limit counted in minutes.
+TOUCH_EVERY = timedelta(seconds=30)
+
+
+def hash_password(password: str) -> str:
+    """An argon2id hash of `password`."""
+    return _HASHER.hash(password)
+
+
+def check_password(stored: str, password: str) -> bool:
+    """Whether `password` matches the stored hash (never raises for a wrong or broken hash)."""
+    try:
+        return _HASHER.verify(stored, password)
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+def token_hash(token: str) -> str:
+    """The stored form of a session token (the token itself is never stored nor logged)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking: a logged-in user and his session."""
+
+    user_id: int
+    name: str
+    role: str
+    session_id: str
+
+    def need(self, *roles: str) -> None:
+        """Forbidden unless the caller has one of `roles`."""
+        if self.role not in roles:
+            raise Forbidden(
+                f"a {self.role} cannot do this (it is for: {', '.join(roles)})",
+                key="err.api.role",
+                role=self.role,
+                roles=list(roles),
+            )
+
+
+def check_name(name: object) -> str:
+    """A user name as the API takes it."""
+    if not isinstance(name, str) or not NAME.match(name):
+        raise BadRequest(
+            "a user name is 1 to 64 letters, digits or _ . @ -", key="err.api.user_name", name=str(name)
+        )
+    return name
+
+
+def check_new_password(password: object) -> str:
+    """A password long enough to keep (8 characters at least)."""
+    if not isinstance(password, str) or len(password) < 8 or len(password) > 256:
+        raise BadRequest("a password has 8 to 256 characters", key="err.api.password")
+    return password
+
+
+async def create_user(db: AsyncSession, name: str, password: str, role: str, *, actor: str | None) -> User:
+    """A new user (Conflict when the name is taken; BadRequest for an unknown role)."""
+    check_name(name)
+    check_new_password(password)
+    if role not in ROLES:
+        raise BadRequest(
+            f"unknown role {role!r}; roles: {', '.join(ROLES)}", key="err.api.role_name", role=role
+        )
+    taken = await db.scalar(select(User.id).where(User.name == name))
+    if taken is not None:
+        raise Conflict(f"the user {name} exists", key="err.api.user_exists", name=name)
+    user = User(name=name, role=role, password_hash=hash_password(password))
+    db.add(user)
+    await db.flush()
+    db.add(SignificantEvent(kind="user_created", actor=actor, details={"user": name, "role": role}))
+    return user
+
+
+async def login(
+    db: AsyncSession, settings: Settings, name: object, password: object, address: str
+) -> tuple[str, User, datetime | None]:
+    """A new session for `name`: (token, user, the previous login's time). Repeated failures within the
+    window lock the name (and the address) out for a while: RateLimited, even with the right password."""
+    if not isinstance(name, str) or not isinstance(password, str):
+        raise BadRequest("login takes a username and a password", key="err.api.login_body")
+    now = utcnow()
+    since = now - timedelta(seconds=settings.lockout_window_seconds)
+    failures = await db.scalar(
+        select(func.count())
+        .select_from(LoginFailure)
+        .where(LoginFailure.at >= since, (LoginFailure.name == name) | (LoginFailure.address == address))
+    )
+    if (failures or 0) >= settings.lockout_failures:
+        last = await db.scalar(
+            select(func.max(LoginFailure.at)).where(
+                (LoginFailure.name == name) | (LoginFailure.address == address)
+            )
+        )
+        if last is not None and now - last < timedelta(seconds=settings.lockout_seconds):
+            raise RateLimited(
+                "too many failed logins: try again in a minute", key="err.api.locked_out", name=name
+            )
+    user = await db.scalar(select(User).where(User.name == name))
+    ok = user is not None and user.active and check_password(user.password_hash, password)
+    if not ok or user is None:
+        db.add(LoginFailure(name=name[:64], address=address[:64]))
+        raise Unauthorized("wrong user name or password", key="err.api.login")
+    await db.execute(delete(LoginFailure).where(LoginFailure.name == name))
+    previous = user.last_login_at
+    user.previous_login_at = previous
+    user.last_login_at = now
+    token = secrets.token_urlsafe(32)
+    db.add(
+        LoginSession(
+            id=str(uuid.uuid4()),
+            token_hash=token_hash(token),
+            user_id=user.id,
+            created_at=now,
+            last_seen_at=now,
+        )
+    )
+    return token, user, previous
+
+
+async def authenticate(db: AsyncSession, settings: Settings, token: str | None) -> Caller:
+    """The caller of a token: Unauthorized for none, an unknown one, an ended or an idle session (which
+    is then ended). Touches the session's last-seen time."""
+    if not token:
+        raise Unauthorized("log in first: no token", key="err.api.no_token")
+    row = await db.execute(
+        select(LoginSession, User)
+        .join(User, User.id == LoginSession.user_id)
+        .where(LoginSession.token_hash == token_hash(token))
+    )
+    found = row.first()
+    if found is None:
+        raise Unauthorized("this token does not open a session", key="err.api.bad_token")
+    session, user = found
+    now = utcnow()
+    if session.ended_at is not None or not user.active:
+        raise Unauthorized("this session has ended: log in again", key="err.api.session_ended")
+    if now - session.last_seen_at > timedelta(minutes=settings.session_idle_minutes):
+        session.ended_at = now
+        session.ended_reason = "idle"
+        await db.commit()
+        raise Unauthorized("the session ended after being idle: log in again", key="err.api.session_idle")
+    if now - session.last_seen_at > TOUCH_EVERY:
+        session.last_seen_at = now
+        await db.commit()
+    return Caller(user.id, user.name, user.role, session.id)
+
+
+async def logout(db: AsyncSession, caller: Caller) -> None:
+    """End the caller's session: its token stops working."""
+    session = await db.get(LoginSession, caller.session_id)
+    if session is not None and session.ended_at is None:
+        session.ended_at = utcnow()
+        session.ended_reason = "logout"

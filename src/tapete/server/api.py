@@ -1,0 +1,807 @@
+"""The HTTP and WebSocket API of shared/spec/server.md (and what it adds beside it), served as OpenAPI.
+
+The endpoints are thin: each checks who calls, turns the request into the service's call, and lets the
+one error handler turn typed errors into statuses and server.md's body in the caller's language.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from tapete.errors import BadRequest, TapeteError
+from tapete.server import accounts, inspector, ledger, tables
+from tapete.server.accounts import Caller
+from tapete.server.app import Casino, Idem, Replay, health, lifespan_of
+from tapete.server.config import VERSION
+from tapete.server.errors import Conflict, Forbidden, NotFound, error_body, language, status_of
+from tapete.server.models import ROLES, BackBetRequest, Bet, CasinoTable, LedgerEntry, SignificantEvent, User
+from tapete.server.tables import TableRuntime
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+# ---------------------------------------------------------------------------------------------- bodies
+class Body(BaseModel):
+    """A request body: strict JSON types (a number where a number goes), unknown keys ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class LoginBody(Body):
+    username: StrictStr
+    password: StrictStr
+
+
+class UserBody(Body):
+    username: StrictStr
+    password: StrictStr
+    role: StrictStr
+
+
+class UserChange(Body):
+    role: StrictStr | None = None
+    active: StrictBool | None = None
+    password: StrictStr | None = None
+
+
+class CashierBody(Body):
+    player: StrictStr
+    amount: StrictInt = Field(description="money units (céntimos by default), positive")
+
+
+class TableBody(Body):
+    game: StrictStr
+    name: StrictStr
+    mode: StrictStr = "virtual"
+    rules: dict[str, Any] = Field(
+        default_factory=dict, description="scenario.md's keys, turn_seconds, betting_seconds"
+    )
+
+
+class TableChange(Body):
+    status: StrictStr = Field(description="open | suspended | closed")
+    reason: StrictStr
+
+
+class SeatBody(Body):
+    seat: StrictInt
+
+
+class BetBody(Body):
+    seat: StrictInt
+    spot: StrictStr
+    amount: StrictInt
+
+
+class AnswerBody(Body):
+    accept: StrictBool
+
+
+class ActionBody(Body):
+    seat: StrictInt
+    action: StrictStr
+    hand: StrictInt | None = None
+    amount: StrictInt | None = None
+    cards: list[StrictStr] | None = None
+
+
+class CardBody(Body):
+    card: StrictStr
+    exposed: StrictBool = False
+
+
+class ProcedureBody(Body):
+    type: StrictStr = Field(description="new_pack | shuffle | cut | burn | deck_change | cut_card")
+    reason: StrictStr | None = None
+    cards: list[StrictStr] | None = None
+
+
+class CorrectionBody(Body):
+    card: StrictStr
+    reason: StrictStr
+
+
+class VoidBody(Body):
+    reason: StrictStr
+
+
+# ------------------------------------------------------------------------------------------ the app
+def create_app(casino: Casino) -> FastAPI:
+    """The FastAPI app of one server process."""
+    app = FastAPI(
+        title="tapete",
+        version=VERSION,
+        description="Casino table games as Peru's regulations write them: the table server's API "
+        "(shared/spec/server.md).",
+        lifespan=lambda _app: lifespan_of(casino),
+    )
+    app.state.casino = casino
+
+    @app.exception_handler(TapeteError)
+    async def _refused(request: Request, exc: TapeteError) -> JSONResponse:
+        return JSONResponse(
+            error_body(exc, language(request.headers.get("accept-language"))), status_code=status_of(exc)
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def _malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = [
+            f"{'.'.join(str(p) for p in e.get('loc', ()) if p != 'body') or 'body'}: {e.get('msg')}"
+            for e in exc.errors()
+        ]
+        err = BadRequest(
+            "; ".join(problems) or "malformed request", key="err.api.malformed", problems=problems
+        )
+        return JSONResponse(
+            error_body(err, language(request.headers.get("accept-language"))), status_code=400
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        lang = language(request.headers.get("accept-language"))
+        if exc.status_code == 404:
+            return JSONResponse(
+                error_body(NotFound("no such path", key="err.api.path"), lang), status_code=404
+            )
+        if exc.status_code == 405:
+            err = BadRequest("this method is not allowed here", key="err.api.method")
+            return JSONResponse(error_body(err, lang), status_code=405)
+        err = BadRequest(str(exc.detail), key="err.api.malformed", problems=[str(exc.detail)])
+        return JSONResponse(
+            error_body(err, lang), status_code=exc.status_code if 400 <= exc.status_code < 500 else 400
+        )
+
+    app.include_router(router(casino))
+    if STATIC.exists():
+        from fastapi.staticfiles import StaticFiles
+
+        app.mount("/", StaticFiles(directory=STATIC, html=True), name="page")
+    return app
+
+
+def _token(request: Request) -> str | None:
+    auth = request.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip()
+    return request.cookies.get("tapete_token")
+
+
+async def who(request: Request) -> Caller:
+    """The caller of the request's Bearer token (Unauthorized without one)."""
+    casino: Casino = request.app.state.casino
+    return await casino.caller(_token(request))
+
+
+async def idem_of(request: Request, idempotency_key: Annotated[str | None, Header()] = None) -> Idem | None:
+    """The request's Idempotency-Key (server.md), with what identifies the request."""
+    return Idem.of(idempotency_key, request.method, request.url.path, await request.body())
+
+
+Who = Annotated[Caller, Depends(who)]
+IdemKey = Annotated[Idem | None, Depends(idem_of)]
+
+
+def router(casino: Casino) -> APIRouter:
+    """Every endpoint."""
+    api = APIRouter()
+
+    async def guarded(
+        caller: Caller, idem: Idem | None, run: Callable[[], Awaitable[Any]], status: int = 200
+    ) -> Response:
+        """Run a change, answering again with its first answer when the key was seen before."""
+        try:
+            result = await run()
+        except Replay as replay:
+            return JSONResponse(replay.body, status_code=replay.status)
+        except TapeteError as exc:
+            if idem is not None and not isinstance(exc, type(None)):
+                body = error_body(exc, "es")
+                await casino.remember_refusal(caller, idem, status_of(exc), body)
+            raise
+        return JSONResponse(result, status_code=status)
+
+    # -- health, login --------------------------------------------------------------------------------
+    @api.get("/api/health", tags=["server"])
+    async def get_health() -> dict[str, Any]:
+        """``{"ok": true, "version"}`` once the server takes requests."""
+        return await health(casino)
+
+    @api.post("/api/login", tags=["people"])
+    async def post_login(body: LoginBody, request: Request) -> dict[str, Any]:
+        """A token for `username` (rate_limited after repeated failures)."""
+        address = request.client.host if request.client else "?"
+
+        async def run(db: AsyncSession) -> dict[str, Any]:
+            token, user, previous = await accounts.login(
+                db, casino.settings, body.username, body.password, address
+            )
+            return {
+                "token": token,
+                "user": {"name": user.name, "role": user.role},
+                "previous_login": previous.isoformat().replace("+00:00", "Z") if previous else None,
+            }
+
+        try:
+            return await casino.run(run)
+        except TapeteError:
+            raise
+
+    @api.post("/api/logout", tags=["people"])
+    async def post_logout(caller: Who) -> dict[str, Any]:
+        """End this session: its token stops working."""
+        await casino.run(lambda db: accounts.logout(db, caller))
+        return {}
+
+    @api.get("/api/me", tags=["people"])
+    async def get_me(caller: Who) -> dict[str, Any]:
+        """Who I am: name, role, balance (players: also what is free to bet), the previous login."""
+        async with casino.db() as db:
+            user = await db.get(User, caller.user_id)
+            assert user is not None
+            out: dict[str, Any] = {
+                "name": user.name,
+                "role": user.role,
+                "previous_login": user.previous_login_at.isoformat().replace("+00:00", "Z")
+                if user.previous_login_at
+                else None,
+            }
+            if user.role == "player":
+                balance, free = await ledger.available(db, user)
+                out["balance"] = balance
+                out["available"] = free
+            return out
+
+    @api.get("/api/me/rounds", tags=["people"])
+    async def get_my_rounds(caller: Who) -> dict[str, Any]:
+        """A player's own last 10 rounds, with only what he was allowed to see."""
+        caller.need("player")
+        async with casino.db() as db:
+            user = await db.get(User, caller.user_id)
+            assert user is not None
+            return {"rounds": await inspector.player_rounds(db, user)}
+
+    # -- users ----------------------------------------------------------------------------------------
+    @api.post("/api/users", tags=["people"], status_code=201)
+    async def post_user(body: UserBody, caller: Who) -> Response:
+        """A new user with one role (admin)."""
+        caller.need("admin")
+
+        async def run(db: AsyncSession) -> dict[str, Any]:
+            user = await accounts.create_user(db, body.username, body.password, body.role, actor=caller.name)
+            return {"name": user.name, "role": user.role}
+
+        return JSONResponse(await casino.run(run), status_code=201)
+
+    @api.get("/api/users", tags=["people"])
+    async def get_users(caller: Who) -> dict[str, Any]:
+        """Every user and role (admin, inspector)."""
+        caller.need("admin", "inspector")
+        async with casino.db() as db:
+            users = await db.scalars(select(User).order_by(User.name))
+            return {"users": [{"name": u.name, "role": u.role, "active": u.active} for u in users]}
+
+    @api.patch("/api/users/{name}", tags=["people"])
+    async def patch_user(name: str, body: UserChange, caller: Who) -> dict[str, Any]:
+        """Change a user's role, active flag or password (admin); an administrator cannot demote himself."""
+        caller.need("admin")
+
+        async def run(db: AsyncSession) -> dict[str, Any]:
+            user = await db.scalar(select(User).where(User.name == name))
+            if user is None:
+                raise NotFound(f"no user {name}", key="err.api.no_user", name=name)
+            change: dict[str, Any] = {}
+            if body.role is not None:
+                if body.role not in ROLES:
+                    raise BadRequest(f"unknown role {body.role!r}", key="err.api.role_name", role=body.role)
+                if user.id == caller.user_id and body.role != "admin":
+                    raise Forbidden("an administrator cannot demote himself", key="err.api.self_demote")
+                user.role = body.role
+                change["role"] = body.role
+            if body.active is not None:
+                if user.id == caller.user_id and not body.active:
+                    raise Forbidden("an administrator cannot lock himself out", key="err.api.self_demote")
+                user.active = body.active
+                change["active"] = body.active
+            if body.password is not None:
+                user.password_hash = accounts.hash_password(accounts.check_new_password(body.password))
+                change["password"] = "changed"
+            db.add(SignificantEvent(kind="user_changed", actor=caller.name, details={"user": name, **change}))
+            return {"name": user.name, "role": user.role, "active": user.active}
+
+        return await casino.run(run)
+
+    # -- cashier --------------------------------------------------------------------------------------
+    async def _cashier(caller: Caller, idem: Idem | None, body: CashierBody, out: bool) -> Response:
+        caller.need("cashier", "admin")
+        if body.amount < 1:
+            raise BadRequest("an amount is a positive whole number of money units", key="err.api.amount")
+
+        async def run(db: AsyncSession) -> dict[str, Any]:
+            user = await db.scalar(select(User).where(User.name == body.player))
+            if user is None or user.role != "player":
+                raise NotFound(f"no player {body.player}", key="err.api.no_player", name=body.player)
+            balance = await ledger.cashier(db, user, body.amount, out=out, actor=caller.name)
+            db.add(
+                SignificantEvent(
+                    kind="cash_out" if out else "buy_in",
+                    actor=caller.name,
+                    details={"player": user.name, "amount": body.amount, "balance": balance},
+                )
+            )
+            return {"player": user.name, "balance": balance}
+
+        return await guarded(caller, idem, lambda: casino.run(run, caller=caller, idem=idem))
+
+    @api.post("/api/cashier/buy-in", tags=["cashier"])
+    async def post_buy_in(body: CashierBody, caller: Who, idem: IdemKey) -> Response:
+        """Chips for a player's cash (cashier, admin)."""
+        return await _cashier(caller, idem, body, out=False)
+
+    @api.post("/api/cashier/cash-out", tags=["cashier"])
+    async def post_cash_out(body: CashierBody, caller: Who, idem: IdemKey) -> Response:
+        """A player's chips back to cash (never the chips on his bets)."""
+        return await _cashier(caller, idem, body, out=True)
+
+    @api.get("/api/cashier/players/{name}", tags=["cashier"])
+    async def get_player(name: str, caller: Who) -> dict[str, Any]:
+        """A player's balance and his recent movements (cashier, admin, inspector)."""
+        caller.need("cashier", "admin", "inspector")
+        async with casino.db() as db:
+            user = await db.scalar(select(User).where(User.name == name))
+            if user is None or user.role != "player":
+                raise NotFound(f"no player {name}", key="err.api.no_player", name=name)
+            wallet = await ledger.wallet(db, user)
+            balance, free = await ledger.available(db, user)
+            rows = await db.scalars(
+                select(LedgerEntry)
+                .where(LedgerEntry.account_id == wallet.id)
+                .order_by(LedgerEntry.id.desc())
+                .limit(20)
+            )
+            moves = [
+                {
+                    "id": e.id,
+                    "kind": e.kind,
+                    "amount": e.amount,
+                    "balance_after": e.balance_after,
+                    "table": e.table_id,
+                    "round": e.round_no,
+                    "at": e.at.isoformat().replace("+00:00", "Z"),
+                }
+                for e in rows
+            ]
+            return {"player": name, "balance": balance, "available": free, "movements": moves}
+
+    @api.get("/api/players", tags=["cashier"])
+    async def get_players(caller: Who) -> dict[str, Any]:
+        """Every player with his balance (cashier, admin, inspector)."""
+        caller.need("cashier", "admin", "inspector")
+        async with casino.db() as db:
+            users = list(await db.scalars(select(User).where(User.role == "player").order_by(User.name)))
+            out = []
+            for user in users:
+                out.append({"name": user.name, "balance": (await ledger.wallet(db, user)).balance})
+            return {"players": out}
+
+    # -- tables ---------------------------------------------------------------------------------------
+    @api.post("/api/tables", tags=["tables"], status_code=201)
+    async def post_table(body: TableBody, caller: Who) -> Response:
+        """Open a table from a game, a mode and its settings, checked by the engine's rules (admin)."""
+        caller.need("admin")
+
+        async def run(db: AsyncSession) -> dict[str, Any]:
+            table = await tables.open_table(
+                db, caller.name, body.name, body.game, body.mode, body.rules, casino.key
+            )
+            return tables.table_json(table, [])
+
+        return JSONResponse(await casino.run(run), status_code=201)
+
+    @api.get("/api/tables", tags=["tables"])
+    async def get_tables(caller: Who) -> dict[str, Any]:
+        """Every table with its game, mode, rules and seats taken."""
+        async with casino.db() as db:
+            rows = list(await db.scalars(select(CasinoTable).order_by(CasinoTable.id)))
+            return {"tables": [tables.table_json(t, await tables.seats_of(db, t.id)) for t in rows]}
+
+    @api.get("/api/tables/{table_id}", tags=["tables"])
+    async def get_table(table_id: int, caller: Who) -> dict[str, Any]:
+        """One table."""
+        async with casino.db() as db:
+            table = await db.get(CasinoTable, table_id)
+            if table is None:
+                raise NotFound(f"no table {table_id}", key="err.api.no_table", table=table_id)
+            return tables.table_json(table, await tables.seats_of(db, table.id))
+
+    @api.patch("/api/tables/{table_id}", tags=["tables"])
+    async def patch_table(table_id: int, body: TableChange, caller: Who) -> dict[str, Any]:
+        """Suspend, reopen (after a failed chain check too) or close a table, with a reason (admin)."""
+        caller.need("admin")
+        if body.status not in ("open", "suspended", "closed") or not body.reason.strip():
+            raise BadRequest("status is open, suspended or closed, with a reason", key="err.api.table_change")
+
+        async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
+            if body.status == "closed" and table.in_round:
+                raise BadRequest("a table is closed between rounds", key="err.api.close_in_round")
+            before = table.status
+            table.status = body.status
+            table.status_reason = body.reason
+            db.add(
+                SignificantEvent(
+                    kind=f"table_{body.status}",
+                    actor=caller.name,
+                    table_id=table.id,
+                    details={"from": before, "reason": body.reason},
+                )
+            )
+            return tables.table_json(table, await tables.seats_of(db, table.id))
+
+        return await casino.mutate(table_id, run)
+
+    @api.get("/api/tables/{table_id}/state", tags=["play"])
+    async def get_state(table_id: int, caller: Who) -> dict[str, Any]:
+        """The caller's view of the table (server.md): never a card the table has not shown him."""
+        return await casino.read(table_id, lambda db, t, rt: state_of(db, t, rt, caller))
+
+    async def play(
+        table_id: int,
+        caller: Caller,
+        idem: Idem | None,
+        fn: Callable[[AsyncSession, CasinoTable, TableRuntime], Awaitable[Any]],
+        status: int = 200,
+    ) -> Response:
+        async def step(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> Any:
+            result = await fn(db, table, rt)
+            if isinstance(result, tables.StepResult):
+                return await state_of(db, table, rt, caller, after=True)
+            return result
+
+        return await guarded(
+            caller, idem, lambda: casino.mutate(table_id, step, caller=caller, idem=idem), status
+        )
+
+    @api.post("/api/tables/{table_id}/seats", tags=["play"])
+    async def post_seat(table_id: int, body: SeatBody, caller: Who, idem: IdemKey) -> Response:
+        """Take a box or zone (players)."""
+
+        async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
+            seat = await tables.take_seat(db, table, rt, caller, body.seat)
+            return {"table": table.id, "seat": seat, "holder": caller.name}
+
+        return await play(table_id, caller, idem, run)
+
+    @api.delete("/api/tables/{table_id}/seats/{seat}", tags=["play"])
+    async def delete_seat(table_id: int, seat: int, caller: Who) -> dict[str, Any]:
+        """Leave a box, between rounds (its holder)."""
+
+        async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
+            await tables.leave_seat(db, table, caller, seat)
+            return {"table": table.id, "seat": seat, "holder": None}
+
+        return await casino.mutate(table_id, run)
+
+    @api.post(
+        "/api/tables/{table_id}/bets",
+        tags=["play"],
+        responses={202: {"description": "a back-bet request waits"}},
+    )
+    async def post_bet(table_id: int, body: BetBody, caller: Who, idem: IdemKey) -> Response:
+        """A bet for the next round; on another's box, a back-bet request (202) that waits for him."""
+        holder_status: dict[str, int] = {}
+
+        async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
+            out = await tables.place_bet(db, table, rt, caller, body.seat, body.spot, body.amount)
+            holder_status["status"] = 202 if "request" in out else 200
+            return out
+
+        try:
+            result = await casino.mutate(table_id, run, caller=caller, idem=idem)
+        except Replay as replay:
+            return JSONResponse(
+                replay.body, status_code=202 if "request" in (replay.body or {}) else replay.status
+            )
+        except TapeteError as exc:
+            if idem is not None:
+                await casino.remember_refusal(caller, idem, status_of(exc), error_body(exc, "es"))
+            raise
+        return JSONResponse(result, status_code=holder_status.get("status", 200))
+
+    @api.delete("/api/tables/{table_id}/bets", tags=["play"])
+    async def delete_bets(table_id: int, caller: Who) -> dict[str, Any]:
+        """Take back every bet the caller placed for the next round (before the deal)."""
+
+        async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
+            if table.in_round:
+                raise Conflict(
+                    "bets are taken back before the deal", key="err.api.not_betting", round=table.round_no
+                )
+            from sqlalchemy import delete as sql_delete
+
+            await db.execute(sql_delete(Bet).where(Bet.table_id == table.id, Bet.user_id == caller.user_id))
+            await db.execute(
+                sql_delete(BackBetRequest).where(
+                    BackBetRequest.table_id == table.id,
+                    BackBetRequest.user_id == caller.user_id,
+                    BackBetRequest.status == "waiting",
+                )
+            )
+            return {"table": table.id, "bets": []}
+
+        return await casino.mutate(table_id, run)
+
+    @api.post("/api/tables/{table_id}/requests/{rid}", tags=["play"])
+    async def post_answer(table_id: int, rid: int, body: AnswerBody, caller: Who, idem: IdemKey) -> Response:
+        """The holder accepts or refuses a back-bet request on his box."""
+        return await play(
+            table_id,
+            caller,
+            idem,
+            lambda db, t, rt: tables.answer_request(db, t, rt, caller, rid, body.accept),
+        )
+
+    @api.post("/api/tables/{table_id}/deal", tags=["play"])
+    async def post_deal(table_id: int, caller: Who, idem: IdemKey) -> Response:
+        """Close the bets ("no va más") and start the round (dealer, admin)."""
+        caller.need("dealer", "admin")
+        return await play(
+            table_id, caller, idem, lambda db, t, rt: tables.deal(db, t, rt, caller.name, casino.key)
+        )
+
+    @api.post("/api/tables/{table_id}/actions", tags=["play"])
+    async def post_action(table_id: int, body: ActionBody, caller: Who, idem: IdemKey) -> Response:
+        """The holder's decision on his box: one of `state.pending.legal`."""
+        raw = body.model_dump(exclude_none=True)
+        return await play(
+            table_id, caller, idem, lambda db, t, rt: tables.act(db, t, rt, caller, raw, casino.key)
+        )
+
+    @api.post("/api/tables/{table_id}/cards", tags=["live"])
+    async def post_card(table_id: int, body: CardBody, caller: Who, idem: IdemKey) -> Response:
+        """The next card out of the physical shoe (dealer, live tables)."""
+        raw = body.model_dump()
+        return await play(
+            table_id, caller, idem, lambda db, t, rt: tables.post_card(db, t, rt, caller, raw, casino.key)
+        )
+
+    @api.post("/api/tables/{table_id}/procedures", tags=["live"])
+    async def post_procedure(table_id: int, body: ProcedureBody, caller: Who, idem: IdemKey) -> Response:
+        """A control procedure of a live table: new_pack, shuffle, cut, burn, deck_change (with its
+        reason), or cut_card (the cut card came out)."""
+        raw = body.model_dump(exclude_none=True)
+        return await play(
+            table_id, caller, idem, lambda db, t, rt: tables.procedure(db, t, rt, caller, raw, casino.key)
+        )
+
+    @api.post("/api/tables/{table_id}/corrections", tags=["live"])
+    async def post_correction(table_id: int, body: CorrectionBody, caller: Who, idem: IdemKey) -> Response:
+        """The dealer corrects the last card he entered, with a reason, before any decision on it."""
+        raw = body.model_dump()
+        return await play(
+            table_id, caller, idem, lambda db, t, rt: tables.correct(db, t, rt, caller, raw, casino.key)
+        )
+
+    @api.post("/api/tables/{table_id}/void", tags=["live"])
+    async def post_void(table_id: int, body: VoidBody, caller: Who, idem: IdemKey) -> Response:
+        """Ask to void the round in play (every stake returned); a second staff member confirms."""
+        raw = body.model_dump()
+        return await play(
+            table_id, caller, idem, lambda db, t, rt: tables.request_void(db, t, rt, caller, raw)
+        )
+
+    @api.post("/api/tables/{table_id}/void/confirm", tags=["live"])
+    async def post_void_confirm(table_id: int, caller: Who, idem: IdemKey) -> Response:
+        """A second staff member confirms the void."""
+        return await play(
+            table_id, caller, idem, lambda db, t, rt: tables.confirm_void(db, t, rt, caller, casino.key)
+        )
+
+    # -- the inspector ----------------------------------------------------------------------------------
+    async def _table(db: AsyncSession, table_id: int) -> CasinoTable:
+        table = await db.get(CasinoTable, table_id)
+        if table is None:
+            raise NotFound(f"no table {table_id}", key="err.api.no_table", table=table_id)
+        return table
+
+    @api.get("/api/tables/{table_id}/rounds", tags=["inspector"])
+    async def get_rounds(table_id: int, caller: Who) -> dict[str, Any]:
+        """The table's rounds: number, status, times (inspector, admin)."""
+        caller.need("inspector", "admin")
+        async with casino.db() as db:
+            await _table(db, table_id)
+            return {"table": table_id, "rounds": await inspector.rounds(db, table_id)}
+
+    @api.get("/api/tables/{table_id}/rounds/{n}", tags=["inspector"])
+    async def get_round(table_id: int, n: int, caller: Who) -> dict[str, Any]:
+        """Recall of a round: cards in deal order, decisions with times, procedures, every ledger entry."""
+        caller.need("inspector", "admin")
+        async with casino.db() as db:
+            return await inspector.recall(db, await _table(db, table_id), n)
+
+    @api.get("/api/tables/{table_id}/verify", tags=["inspector"])
+    async def get_verify(table_id: int, caller: Who) -> dict[str, Any]:
+        """Check the table's hash chain in the database; name the first bad record."""
+        caller.need("inspector", "admin")
+        async with casino.db() as db:
+            return await inspector.verify(db, await _table(db, table_id))
+
+    @api.get("/api/tables/{table_id}/log", tags=["inspector"])
+    async def get_log(table_id: int, caller: Who) -> PlainTextResponse:
+        """The table's chain as JSON lines (what `tapete verify FILE` checks), for the inspector."""
+        caller.need("inspector", "admin")
+        from tapete.server import chain
+
+        async with casino.db() as db:
+            await _table(db, table_id)
+            rows = await chain.records(db, table_id)
+            lines = [json.dumps(chain.record_of(r), ensure_ascii=False, sort_keys=True) for r in rows]
+            return PlainTextResponse(
+                "\n".join(lines) + ("\n" if lines else ""), media_type="application/jsonl"
+            )
+
+    @api.get("/api/reports/tables", tags=["inspector"])
+    async def get_report(
+        caller: Who,
+        from_: Annotated[str | None, Query(alias="from")] = None,
+        to: str | None = None,
+        format: str = "json",
+    ) -> Response:
+        """Per table and period: rounds, drop, win, hold % (JSON or CSV)."""
+        caller.need("inspector", "admin")
+        if format not in ("json", "csv"):
+            raise BadRequest("format is json or csv", key="err.api.format")
+        try:
+            async with casino.db() as db:
+                rows = await inspector.report(db, from_, to)
+        except ValueError:
+            raise BadRequest("from and to are ISO dates (YYYY-MM-DD)", key="err.api.dates") from None
+        if format == "csv":
+            return PlainTextResponse(inspector.report_csv(rows), media_type="text/csv")
+        return JSONResponse({"from": from_, "to": to, "tables": rows})
+
+    @api.get("/api/events", tags=["inspector"])
+    async def get_significant(caller: Who, since: int = 0, limit: int = 200) -> dict[str, Any]:
+        """The significant-event log (inspector, admin)."""
+        caller.need("inspector", "admin")
+        async with casino.db() as db:
+            return {"events": await inspector.significant(db, max(1, min(limit, 1000)), since)}
+
+    # -- the WebSocket ----------------------------------------------------------------------------------
+    @api.websocket("/ws/tables/{table_id}")
+    async def ws_table(
+        websocket: WebSocket, table_id: int, token: str | None = None, since: int | None = None
+    ) -> None:
+        """Every viewer his own state after every change: ``{"type": "state", "seq": N, "state"}``,
+        numbered by the table's version; a client that reconnects with ``since`` gets the newest at once."""
+        try:
+            caller = await casino.caller(token)
+            await casino.read(table_id, lambda db, t, rt: _noop())
+        except TapeteError as exc:
+            await websocket.close(code=4401 if exc.code == "unauthorized" else 4404)
+            return
+        await websocket.accept()
+        box = casino.broker.subscribe(table_id)
+        sent = -1 if since is None else since
+
+        async def send_state() -> None:
+            nonlocal sent
+            state = await casino.read(table_id, lambda db, t, rt: state_of(db, t, rt, caller))
+            if state["seq"] > sent:
+                await websocket.send_json({"type": "state", "seq": state["seq"], "state": state})
+                sent = state["seq"]
+
+        async def pushes() -> None:
+            await send_state()
+            while True:
+                await box.get()
+                await send_state()
+
+        async def listen() -> None:
+            while True:
+                message = await websocket.receive_text()
+                with contextlib.suppress(ValueError, TypeError, AttributeError):
+                    data = json.loads(message)
+                    if data.get("type") == "ping":
+                        await websocket.send_json({"type": "pong"})
+
+        tasks = [asyncio.create_task(pushes()), asyncio.create_task(listen())]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(BaseException):
+                    await task
+            casino.broker.unsubscribe(table_id, box)
+            with contextlib.suppress(Exception):
+                await websocket.close()
+
+    return api
+
+
+async def _noop() -> None:
+    return None
+
+
+async def state_of(
+    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, *, after: bool = False
+) -> dict[str, Any]:
+    """server.md's state for `caller`: the table, the phase, the round, the pending step, the engine's view
+    for him, the seats with their bets for the next round and the back-bet requests he may see."""
+    viewer = tables.viewer_of(caller)
+    seats = await tables.seats_of(db, table.id)
+    bets = await db.execute(
+        select(Bet, User.name)
+        .join(User, User.id == Bet.user_id)
+        .where(Bet.table_id == table.id)
+        .order_by(Bet.id)
+    )
+    by_seat: dict[int, list[dict[str, Any]]] = {}
+    for bet, name in bets.all():
+        by_seat.setdefault(bet.seat, []).append({"player": name, "spot": bet.spot, "amount": bet.amount})
+    requests = await db.execute(
+        select(BackBetRequest, User.name)
+        .join(User, User.id == BackBetRequest.user_id)
+        .where(BackBetRequest.table_id == table.id, BackBetRequest.status == "waiting")
+        .order_by(BackBetRequest.id)
+    )
+    holders = dict(seats)
+    visible_requests = [
+        {
+            "request": r.id,
+            "seat": r.seat,
+            "player": name,
+            "spot": r.spot,
+            "amount": r.amount,
+            "status": r.status,
+        }
+        for r, name in requests.all()
+        if caller.role != "player" or name == caller.name or holders.get(r.seat) == caller.name
+    ]
+    rnd = rt.round if table.in_round else rt.last
+    spec = rt.cls.bet_spec(rt.rules)
+    state: dict[str, Any] = {
+        "table": {
+            "id": table.id,
+            "name": table.name,
+            "game": table.game,
+            "mode": table.mode,
+            "rules": table.rules,
+            "status": table.status,
+        },
+        "phase": "playing" if table.in_round else "betting",
+        "round": table.round_no if table.in_round else None,
+        "last_round": table.round_no if not table.in_round and table.round_no else None,
+        "pending": tables.pending_json(table, rt, viewer),
+        "view": rnd.view(viewer) if rnd is not None else None,
+        "seats": [
+            {"seat": n, "holder": holders.get(n), "bets": by_seat.get(n, [])}
+            for n in range(1, spec.seats + 1)
+        ],
+        "requests": visible_requests,
+        "seq": table.version,
+        "deadline": table.deadline_at.isoformat().replace("+00:00", "Z") if table.deadline_at else None,
+        "deadline_kind": table.deadline_kind,
+    }
+    if caller.role == "player":
+        user = await db.get(User, caller.user_id)
+        assert user is not None
+        balance, free = await ledger.available(db, user)
+        state["me"] = {"name": caller.name, "balance": balance, "available": free}
+    del after
+    return state

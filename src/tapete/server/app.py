@@ -1,0 +1,421 @@
+"""The casino a server process runs: its database, its tables' runtimes, the per-table locks, the broker,
+the timers, and the start-up checks (migrations, the first administrator, every table's chain head).
+
+Every change is one database transaction under the table's row lock (PostgreSQL ``SELECT … FOR UPDATE``;
+SQLite is one process with one writer), committed before its answer is sent and before it is pushed. A
+process's runtime of a table is a cache valid for one table version; any process can take any request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from sqlalchemy import select, text
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from tapete.errors import TapeteError
+from tapete.server import chain, ledger, tables
+from tapete.server.accounts import Caller, authenticate, create_user
+from tapete.server.config import VERSION, Settings, load_shoe_key
+from tapete.server.db import make_engine, migrate, sessions
+from tapete.server.errors import Conflict, InsufficientFunds, NotFound
+from tapete.server.models import CasinoTable, IdempotencyKey, SignificantEvent, User, utcnow
+from tapete.server.push import Broker, LocalBroker, RedisBroker
+from tapete.server.tables import TableRuntime
+
+log = logging.getLogger("tapete.server")
+T = TypeVar("T")
+
+
+class Unavailable(TapeteError):
+    """The database did not answer (restarting, away): the request is refused whole; retry."""
+
+    code = "unavailable"
+
+
+@dataclass(frozen=True)
+class Idem:
+    """An Idempotency-Key and the request it belongs to."""
+
+    key: str
+    fingerprint: str
+
+    @classmethod
+    def of(cls, key: str | None, method: str, path: str, body: bytes) -> Idem | None:
+        """The key of a request (None without the header)."""
+        if not key:
+            return None
+        digest = hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + body).hexdigest()
+        return cls(key[:200], digest)
+
+
+class Replay(Exception):
+    """A retried request: its first answer, to send again."""
+
+    def __init__(self, status: int, body: Any) -> None:
+        super().__init__(status)
+        self.status = status
+        self.body = body
+
+
+class Casino:
+    """One server process's view of the casino."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.engine = make_engine(settings.database_url)
+        self.db = sessions(self.engine)
+        self.key = settings.shoe_key
+        self.runtimes: dict[int, TableRuntime] = {}
+        self.locks: dict[int, asyncio.Lock] = {}
+        self.writer = asyncio.Lock()  # SQLite: one writer at a time
+        self.broker: Broker = RedisBroker(settings.broker_url) if settings.broker_url else LocalBroker()
+        self._timer: asyncio.Task[None] | None = None
+        self.postgres = not settings.sqlite
+
+    # -- start and stop ------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Connect the broker, check every table's chain head, start the timers."""
+        await self.broker.start()
+        async with self.db() as db, db.begin():
+            for table in list(await db.scalars(select(CasinoTable))):
+                await self._check_head(db, table)
+            db.add(SignificantEvent(kind="server_started", details={"version": VERSION}))
+        self._timer = asyncio.create_task(self._timers())
+
+    async def stop(self) -> None:
+        """Stop the timers and the broker, record the stop."""
+        if self._timer is not None:
+            self._timer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._timer
+        with contextlib.suppress(Exception):
+            async with self.db() as db, db.begin():
+                db.add(SignificantEvent(kind="server_stopped", details={"version": VERSION}))
+        await self.broker.stop()
+        await self.engine.dispose()
+
+    async def _check_head(self, db: AsyncSession, table: CasinoTable) -> None:
+        """A table whose chain head does not check (the last record's hash, its link, the table's head)
+        is suspended until an administrator reopens it with a reason."""
+        rows = await chain.records(db, table.id, start=max(table.next_seq - 2, 0))
+        reason = ""
+        if table.next_seq == 0:
+            reason = "records exist beyond the table's head" if rows else ""
+        elif not rows or rows[-1].seq != table.next_seq - 1 or rows[-1].hash != table.head_hash:
+            reason = "the table's head is not its last record"
+        elif chain.record_digest(chain.record_of(rows[-1])) != rows[-1].hash:
+            reason = f"record {rows[-1].seq}'s hash does not match its content"
+        elif len(rows) == 2 and rows[1].prev != rows[0].hash:
+            reason = f"record {rows[1].seq} does not link to the record before it"
+        if reason and table.status != "suspended":
+            table.status = "suspended"
+            table.status_reason = f"chain check failed at start: {reason}"
+            db.add(
+                SignificantEvent(
+                    kind="table_suspended", table_id=table.id, details={"reason": table.status_reason}
+                )
+            )
+        if table.in_round:
+            db.add(
+                SignificantEvent(kind="round_recovered", table_id=table.id, details={"round": table.round_no})
+            )
+
+    # -- transactions --------------------------------------------------------------------------------
+    async def run(
+        self,
+        fn: Callable[[AsyncSession], Awaitable[T]],
+        *,
+        caller: Caller | None = None,
+        idem: Idem | None = None,
+    ) -> T:
+        """One transaction that is not a table's (cashier, users): committed before the answer."""
+        async with self._write_lock():
+            return await self._transact(fn, caller, idem)
+
+    def _write_lock(self) -> Any:
+        return self.writer if not self.postgres else contextlib.nullcontext()
+
+    async def _transact(
+        self, fn: Callable[[AsyncSession], Awaitable[T]], caller: Caller | None, idem: Idem | None
+    ) -> T:
+        try:
+            async with self.db() as db:
+                async with db.begin():
+                    if idem is not None and caller is not None:
+                        await self._replay(db, caller, idem)
+                    result = await fn(db)
+                    if idem is not None and caller is not None:
+                        db.add(
+                            IdempotencyKey(
+                                user_id=caller.user_id,
+                                key=idem.key,
+                                fingerprint=idem.fingerprint,
+                                status_code=200,
+                                body=_jsonable(result),
+                            )
+                        )
+                return result
+        except IntegrityError as exc:
+            if "wallet_never_negative" in str(exc):
+                raise InsufficientFunds("the wallet cannot cover this", key="err.api.funds_db") from None
+            if "one_answer_per_key" in str(exc) and caller is not None and idem is not None:
+                async with self.db() as db:
+                    await self._replay(db, caller, idem)
+            raise Conflict("another request changed this first: try again", key="err.api.race") from None
+        except (OperationalError, DBAPIError) as exc:
+            if isinstance(exc, IntegrityError):
+                raise
+            raise Unavailable(
+                "the database did not answer: nothing was changed", key="err.api.unavailable"
+            ) from exc
+
+    async def _replay(self, db: AsyncSession, caller: Caller, idem: Idem) -> None:
+        row = await db.scalar(
+            select(IdempotencyKey).where(
+                IdempotencyKey.user_id == caller.user_id, IdempotencyKey.key == idem.key
+            )
+        )
+        if row is None:
+            return
+        if row.fingerprint != idem.fingerprint:
+            raise Conflict(
+                "this Idempotency-Key was used for another request", key="err.api.idempotency_reused"
+            )
+        raise Replay(row.status_code, row.body)
+
+    async def remember_refusal(self, caller: Caller, idem: Idem, status: int, body: Any) -> None:
+        """Keep a refused request's answer under its key, so that a retry gets it again."""
+        with contextlib.suppress(Exception):
+            async with self._write_lock(), self.db() as db, db.begin():
+                existing = await db.scalar(
+                    select(IdempotencyKey.id).where(
+                        IdempotencyKey.user_id == caller.user_id, IdempotencyKey.key == idem.key
+                    )
+                )
+                if existing is None:
+                    db.add(
+                        IdempotencyKey(
+                            user_id=caller.user_id,
+                            key=idem.key,
+                            fingerprint=idem.fingerprint,
+                            status_code=status,
+                            body=body,
+                        )
+                    )
+
+    def lock(self, table_id: int) -> asyncio.Lock:
+        """This process's lock of a table (the database row lock orders the processes)."""
+        lock = self.locks.get(table_id)
+        if lock is None:
+            lock = self.locks[table_id] = asyncio.Lock()
+        return lock
+
+    async def _table(self, db: AsyncSession, table_id: int, *, for_update: bool) -> CasinoTable:
+        query = select(CasinoTable).where(CasinoTable.id == table_id)
+        if for_update and self.postgres:
+            query = query.with_for_update()
+        table = await db.scalar(query)
+        if table is None:
+            raise NotFound(f"no table {table_id}", key="err.api.no_table", table=table_id)
+        return table
+
+    async def _runtime(self, db: AsyncSession, table: CasinoTable, *, writable: bool) -> TableRuntime:
+        rt = self.runtimes.get(table.id)
+        if rt is not None and rt.version == table.version:
+            return rt
+        rt, owed = await tables.build_runtime(db, table, self.key)
+        if owed and writable:  # a shoe recovered by reshuffling says so in the log
+            await chain.append(db, table, f"shoe-{table.round_no}", owed, "recovery")
+            table.version += 1
+            rt.version = table.version
+            db.add(SignificantEvent(kind="shoe_recovered", table_id=table.id, details={"events": owed}))
+        self.runtimes[table.id] = rt
+        return rt
+
+    async def mutate(
+        self,
+        table_id: int,
+        fn: Callable[[AsyncSession, CasinoTable, TableRuntime], Awaitable[T]],
+        *,
+        caller: Caller | None = None,
+        idem: Idem | None = None,
+    ) -> T:
+        """A change of one table: under its locks, in one transaction (events, their chain and the
+        ledger together), its version moved, its timer set, committed, then pushed."""
+        async with self.lock(table_id), self._write_lock():
+            version = 0
+            try:
+                async with self.db() as db, db.begin():
+                    if idem is not None and caller is not None:
+                        await self._replay(db, caller, idem)
+                    table = await self._table(db, table_id, for_update=True)
+                    rt = await self._runtime(db, table, writable=True)
+                    result = await fn(db, table, rt)
+                    table.version += 1
+                    rt.version = table.version
+                    await tables.set_deadline(db, table, rt)
+                    version = table.version
+                    if idem is not None and caller is not None:
+                        db.add(
+                            IdempotencyKey(
+                                user_id=caller.user_id,
+                                key=idem.key,
+                                fingerprint=idem.fingerprint,
+                                status_code=200,
+                                body=_jsonable(result),
+                            )
+                        )
+            except BaseException as exc:
+                self.runtimes.pop(
+                    table_id, None
+                )  # the engine may have moved: rebuild from what was committed
+                if isinstance(exc, IntegrityError):
+                    if "wallet_never_negative" in str(exc):
+                        raise InsufficientFunds(
+                            "the wallet cannot cover this", key="err.api.funds_db"
+                        ) from None
+                    if "one_answer_per_key" in str(exc) and caller is not None and idem is not None:
+                        async with self.db() as db:
+                            await self._replay(db, caller, idem)
+                    raise Conflict(
+                        "another request changed this table first: try again", key="err.api.race"
+                    ) from None
+                if isinstance(exc, OperationalError | DBAPIError):
+                    raise Unavailable(
+                        "the database did not answer: nothing was changed", key="err.api.unavailable"
+                    ) from exc
+                raise
+        await self.broker.publish(table_id, version)
+        return result
+
+    async def read(
+        self, table_id: int, fn: Callable[[AsyncSession, CasinoTable, TableRuntime], Awaitable[T]]
+    ) -> T:
+        """A read of one table's committed state (its runtime rebuilt when another process moved it)."""
+        async with self.lock(table_id):
+            try:
+                async with self.db() as db:
+                    table = await self._table(db, table_id, for_update=False)
+                    rt = await self._runtime(db, table, writable=False)
+                    return await fn(db, table, rt)
+            except (OperationalError, DBAPIError) as exc:
+                raise Unavailable("the database did not answer", key="err.api.unavailable") from exc
+
+    async def caller(self, token: str | None) -> Caller:
+        """The caller of a token (Unauthorized otherwise)."""
+        try:
+            async with self.db() as db:
+                return await authenticate(db, self.settings, token)
+        except (OperationalError, DBAPIError) as exc:
+            raise Unavailable("the database did not answer", key="err.api.unavailable") from exc
+
+    # -- timers ----------------------------------------------------------------------------------------
+    async def _timers(self) -> None:
+        """Fire the deadlines that came due (turn and betting timers), whichever process sees them first:
+        each one is fenced by the table version it was set at, so it fires once."""
+        while True:
+            await asyncio.sleep(self.settings.timer_interval_seconds)
+            try:
+                await self.fire_due()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("timer sweep failed")
+
+    async def fire_due(self) -> int:
+        """One sweep: every due deadline answered; how many fired."""
+        async with self.db() as db:
+            query = select(CasinoTable.id).where(CasinoTable.deadline_at <= utcnow()).limit(50)
+            if self.postgres:
+                query = query.with_for_update(skip_locked=True)
+            due = list(await db.scalars(query))
+        fired = 0
+        for table_id in due:
+
+            async def fire(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> bool:
+                return await tables.timer_step(db, table, rt, self.key) is not None
+
+            with contextlib.suppress(TapeteError):
+                if await self.mutate(table_id, fire):
+                    fired += 1
+        return fired
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+# ------------------------------------------------------------------------------------------ bootstrap
+async def bootstrap(casino: Casino, say: Callable[[str], None]) -> None:
+    """The first start: the administrator (TAPETE_ADMIN_PASSWORD, else a generated password printed
+    once); on a fresh embedded casino, also a demo player with chips and a Black Jack table."""
+    settings = casino.settings
+    async with casino.db() as db, db.begin():
+        admin = await db.scalar(select(User).where(User.name == "admin"))
+        if admin is not None:
+            return
+        password = settings.admin_password or secrets.token_urlsafe(12)
+        await create_user(db, "admin", password, "admin", actor="bootstrap")
+        if settings.admin_password:
+            say("administrator: admin (password from TAPETE_ADMIN_PASSWORD)")
+        else:
+            say(f"administrator: admin  password: {password}   (shown once: keep it)")
+        if settings.demo_table:
+            demo_password = secrets.token_urlsafe(9)
+            player = await create_user(db, "demo", demo_password, "player", actor="bootstrap")
+            await ledger.cashier(db, player, 100_000, out=False, actor="bootstrap")
+            await tables.open_table(
+                db,
+                "bootstrap",
+                "Mesa 1 · Black Jack",
+                "blackjack",
+                "virtual",
+                {"betting_seconds": 15, "turn_seconds": 45},
+                casino.key,
+            )
+            say(f"demo player: demo  password: {demo_password}  (S/ 1,000.00 in chips, a Black Jack table)")
+
+
+@asynccontextmanager
+async def lifespan_of(casino: Casino) -> AsyncIterator[None]:
+    """Start and stop the casino with the app."""
+    await casino.start()
+    try:
+        yield
+    finally:
+        await casino.stop()
+
+
+def prepare(settings: Settings, say: Callable[[str], None] = print) -> Casino:
+    """Migrate the database, load the shoe key, bootstrap the first users; the casino to serve."""
+    migrate(settings.database_url)
+    if not settings.shoe_key:
+        settings.shoe_key = load_shoe_key(settings)
+    casino = Casino(settings)
+    asyncio.run(_bootstrap_then_dispose(casino, say))
+    return Casino(settings)
+
+
+async def _bootstrap_then_dispose(casino: Casino, say: Callable[[str], None]) -> None:
+    try:
+        await bootstrap(casino, say)
+    finally:
+        await casino.engine.dispose()
+
+
+async def health(casino: Casino) -> dict[str, Any]:
+    """``{"ok": true, "version"}`` once the database answers."""
+    async with casino.db() as db:
+        await db.execute(text("SELECT 1"))
+    return {"ok": True, "version": VERSION}

@@ -1,0 +1,56 @@
+"""The database: the async engine the server runs on (psycopg 3 or aiosqlite), and Alembic's migrations
+applied at start (`migrate`), on PostgreSQL and on the embedded SQLite alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+from tapete.server.config import async_url, sync_url
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+def make_engine(url: str) -> AsyncEngine:
+    """The server's engine. SQLite: WAL, a busy timeout and foreign keys on every connection."""
+    if url.startswith("sqlite"):
+        engine = create_async_engine(async_url(url), connect_args={"timeout": 30})
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+
+        return engine
+    return create_async_engine(async_url(url), pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+
+def sessions(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    """A session factory whose objects stay readable after commit."""
+    return async_sessionmaker(engine, expire_on_commit=False)
+
+
+def alembic_config(url: str) -> Any:
+    """Alembic's configuration for this package's migrations on `url`."""
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", sync_url(url).replace("%", "%%"))
+    return cfg
+
+
+def migrate(url: str) -> None:
+    """Bring the database at `url` to the newest schema (creates an embedded SQLite file's folder)."""
+    from alembic import command
+
+    if url.startswith("sqlite:///"):
+        Path(url.split(":///", 1)[1]).parent.mkdir(parents=True, exist_ok=True)
+    command.upgrade(alembic_config(url), "head")

@@ -1,0 +1,109 @@
+"""Refusals at the server: the API's own errors beside the engine's, and the one place where every typed
+error becomes an HTTP status and server.md's body ``{"error": {"code", "message", "key", "params"}}``,
+its message in the caller's language (Accept-Language; Spanish by default)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tapete.errors import TapeteError, json_safe
+from tapete.i18n import DEFAULT_LANG, LANGUAGES, Money, Translator, _Renderer
+
+
+class ApiError(TapeteError):
+    """A refusal of the API itself (not of the game)."""
+
+    status = 400
+
+
+class Unauthorized(ApiError):
+    """No token, or a token that no longer works (logged out, idle, unknown)."""
+
+    code = "unauthorized"
+    status = 401
+
+
+class Forbidden(ApiError):
+    """The caller's role (or his seat) does not allow this."""
+
+    code = "forbidden"
+    status = 403
+
+
+class NotFound(ApiError):
+    """No such table, round, user or request."""
+
+    code = "not_found"
+    status = 404
+
+
+class Conflict(ApiError):
+    """Not the phase for it, a seat already taken, an idempotency key reused for another request."""
+
+    code = "conflict"
+    status = 409
+
+
+class RateLimited(ApiError):
+    """Too many failed logins: locked out for a while."""
+
+    code = "rate_limited"
+    status = 429
+
+
+class InsufficientFunds(ApiError):
+    """The wallet cannot cover the bet or the step."""
+
+    code = "insufficient_funds"
+    status = 422
+
+
+#: HTTP status by error code (the engine's codes are refusals of the request's content: 422).
+STATUS: dict[str, int] = {
+    "bad_request": 400,
+    "bad_file": 400,
+    "unauthorized": 401,
+    "forbidden": 403,
+    "not_found": 404,
+    "conflict": 409,
+    "rate_limited": 429,
+    "insufficient_funds": 422,
+    "invalid_rules": 422,
+    "bad_bet": 422,
+    "bad_cards": 422,
+    "illegal_action": 422,
+    "live_table_refused": 409,
+    "shoe_seal_broken": 409,
+}
+
+
+def language(accept: str | None) -> str:
+    """The caller's language from an Accept-Language header: the first of es/en it names, else Spanish."""
+    for part in (accept or "").split(","):
+        tag = part.split(";")[0].strip().lower()[:2]
+        if tag in LANGUAGES:
+            return tag
+    return DEFAULT_LANG
+
+
+_TRANSLATORS = {lang: Translator(lang) for lang in LANGUAGES}
+
+
+def error_body(exc: TapeteError, lang: str) -> dict[str, Any]:
+    """server.md's error body for `exc`, its message said in `lang` (the English text without a key)."""
+    body: dict[str, Any] = {
+        "code": exc.code,
+        "message": _Renderer(_TRANSLATORS.get(lang, _TRANSLATORS[DEFAULT_LANG]), Money()).body(exc),
+        "key": exc.key or f"err.{exc.code}",
+        "params": json_safe(exc.params),
+    }
+    if exc.at is not None:
+        body["at"] = exc.at
+    return {"error": body}
+
+
+def status_of(exc: TapeteError) -> int:
+    """The HTTP status of a refusal (4xx, always)."""
+    if isinstance(exc, ApiError):
+        return exc.status
+    return STATUS.get(exc.code, 400)

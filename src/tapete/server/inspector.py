@@ -1,0 +1,290 @@
+"""What the inspector reads (and changes nothing): a table's rounds, the recall of any round (its cards in
+deal order, every decision with its time and who took it, every bettor's stakes and payouts, balances
+before and after, the ledger entries, the shoe's procedures), the chain's check, reports per period, the
+significant-event log; and a player's recall of his own last rounds, censored for him."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from tapete.games import round_class
+from tapete.games.base import CARD, Viewer
+from tapete.server import chain
+from tapete.server.errors import NotFound
+from tapete.server.models import (
+    Account,
+    CasinoTable,
+    EventRecord,
+    LedgerEntry,
+    RoundRow,
+    SignificantEvent,
+    User,
+)
+from tapete.server.tables import SERVER_EVENTS, effective_events
+
+DECISION_EVENTS = ("decision", "offer")
+#: a live table's and a virtual shoe's procedures, as the inspector reads them
+PROCEDURE_EVENTS = ("new_pack", "procedure", "cut_card_out", "shoe_recovered")
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat().replace("+00:00", "Z") if moment is not None else None
+
+
+def round_json(row: RoundRow) -> dict[str, Any]:
+    """A round as the table's list shows it: number, status, times."""
+    return {
+        "round": row.round_no,
+        "status": row.status,
+        "started_at": _iso(row.started_at),
+        "ended_at": _iso(row.ended_at),
+        "first_seq": row.first_seq,
+        "last_seq": row.last_seq,
+        **(
+            {"void_requested_by": row.void_requested_by, "void_reason": row.void_reason}
+            if row.void_reason
+            else {}
+        ),
+    }
+
+
+async def rounds(db: AsyncSession, table_id: int) -> list[dict[str, Any]]:
+    """The table's rounds, newest last."""
+    rows = await db.scalars(select(RoundRow).where(RoundRow.table_id == table_id).order_by(RoundRow.round_no))
+    return [round_json(r) for r in rows]
+
+
+def _entry_json(entry: LedgerEntry, account: str) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "txn": entry.txn,
+        "account": account,
+        "amount": entry.amount,
+        "balance_after": entry.balance_after,
+        "kind": entry.kind,
+        "player": entry.player,
+        "spot": entry.spot,
+        "seq": entry.seq,
+        "at": _iso(entry.at),
+        "by": entry.actor,
+    }
+
+
+async def recall(db: AsyncSession, table: CasinoTable, round_no: int) -> dict[str, Any]:
+    """server.md's recall of round `round_no` (NotFound for a round the table never played)."""
+    row = await db.scalar(
+        select(RoundRow).where(RoundRow.table_id == table.id, RoundRow.round_no == round_no)
+    )
+    if row is None:
+        raise NotFound(
+            f"table {table.id} has no round {round_no}", key="err.api.no_round_number", round=round_no
+        )
+    records = await chain.records(db, table.id, round_id=round_no)
+    shoe_rows = await db.scalars(
+        select(EventRecord)
+        .where(
+            EventRecord.table_id == table.id,
+            EventRecord.round.in_((f"shoe-{round_no - 1}", f"shoe-{round_no}")),
+        )
+        .order_by(EventRecord.seq)
+    )
+    superseded: set[int] = set()
+    for r in records:
+        if r.event.get("type") == "correction":
+            superseded.update(r.event.get("supersedes", []))
+    cards, decisions, corrections = [], [], []
+    for r in records:
+        ev = r.event
+        if ev.get("type") == CARD:
+            cards.append(
+                {
+                    **{k: v for k, v in ev.items() if k != "type"},
+                    "seq": r.seq,
+                    "at": r.at,
+                    "by": r.by,
+                    **({"superseded": True} if r.seq in superseded else {}),
+                }
+            )
+        elif ev.get("type") in DECISION_EVENTS and r.seq not in superseded:
+            decisions.append({**ev, "seq": r.seq, "at": r.at, "by": r.by})
+        elif ev.get("type") in SERVER_EVENTS:
+            corrections.append({**ev, "seq": r.seq, "at": r.at, "by": r.by})
+    procedures = [
+        {**r.event, "seq": r.seq, "at": r.at, "by": r.by, "round": r.round}
+        for r in shoe_rows
+        if r.event.get("type") in PROCEDURE_EVENTS
+    ]
+    entries = await db.execute(
+        select(LedgerEntry, Account.name)
+        .join(Account, Account.id == LedgerEntry.account_id)
+        .where(LedgerEntry.table_id == table.id, LedgerEntry.round_no == round_no)
+        .order_by(LedgerEntry.id)
+    )
+    ledger = [_entry_json(e, name) for e, name in entries.all()]
+    balances: dict[str, dict[str, int]] = {}
+    for entry in ledger:
+        if not entry["account"].startswith("wallet:"):
+            continue
+        player = entry["account"].removeprefix("wallet:")
+        mine = balances.setdefault(player, {"before": entry["balance_after"] - entry["amount"], "after": 0})
+        mine["after"] = entry["balance_after"]
+    events = effective_events(records)
+    bettors: dict[str, dict[str, Any]] = {}
+    for ev in events:
+        if ev.get("type") == "stake":
+            b = bettors.setdefault(ev["player"], {"stakes": [], "payouts": []})
+            b["stakes"].append(
+                {k: ev[k] for k in ("seat", "spot", "amount") if k in ev}
+                | ({"hand": ev["hand"]} if "hand" in ev else {})
+            )
+        elif ev.get("type") == "settle":
+            b = bettors.setdefault(ev["player"], {"stakes": [], "payouts": []})
+            b["payouts"].append({k: v for k, v in ev.items() if k not in ("type", "player")})
+        elif ev.get("type") == "round_settled":
+            for player, totals in ev["players"].items():
+                bettors.setdefault(player, {"stakes": [], "payouts": []})["totals"] = totals
+    return {
+        "table": table.id,
+        "game": table.game,
+        **round_json(row),
+        "cards": cards,
+        "decisions": decisions,
+        "corrections": corrections,
+        "bettors": bettors,
+        "balances": balances,
+        "ledger": ledger,
+        "procedures": procedures,
+        "events": [{**r.event, "seq": r.seq, "at": r.at, "by": r.by} for r in records],
+    }
+
+
+async def player_rounds(db: AsyncSession, user: User, limit: int = 10) -> list[dict[str, Any]]:
+    """A player's own last rounds (every table), with only what he was allowed to see of them."""
+    played = await db.execute(
+        select(LedgerEntry.table_id, LedgerEntry.round_no, func.max(LedgerEntry.id).label("last"))
+        .where(
+            LedgerEntry.player == user.name, LedgerEntry.kind == "stake", LedgerEntry.round_no.is_not(None)
+        )
+        .group_by(LedgerEntry.table_id, LedgerEntry.round_no)
+        .order_by(func.max(LedgerEntry.id).desc())
+        .limit(limit)
+    )
+    out = []
+    viewer = Viewer("player", user.name)
+    for table_id, round_no, _ in played.all():
+        if table_id is None or round_no is None:
+            continue
+        table = await db.get(CasinoTable, table_id)
+        row = await db.scalar(
+            select(RoundRow).where(RoundRow.table_id == table_id, RoundRow.round_no == round_no)
+        )
+        if table is None or row is None:
+            continue
+        events = effective_events(await chain.records(db, table_id, round_id=round_no))
+        censored = round_class(table.game).censor(events, viewer) if row.status != "in_progress" else []
+        closing = next((e for e in reversed(events) if e.get("type") == "round_settled"), None)
+        out.append(
+            {
+                "table": table_id,
+                "name": table.name,
+                "game": table.game,
+                **round_json(row),
+                "result": closing["players"].get(user.name) if closing else None,
+                "events": censored,
+            }
+        )
+    return out
+
+
+async def verify(db: AsyncSession, table: CasinoTable) -> dict[str, Any]:
+    """server.md's verify: ``{"ok": true, "records": N}`` or ``{"ok": false, "first_bad": K, "reason"}``."""
+    rows = await chain.records(db, table.id)
+    return chain.verify_records(rows, table.head_hash).to_json()
+
+
+def _day(text: str | None, *, end: bool) -> datetime | None:
+    if not text:
+        return None
+    day = date.fromisoformat(text)
+    moment = datetime.combine(day, time.min, tzinfo=UTC)
+    return moment + timedelta(days=1) if end else moment
+
+
+async def report(db: AsyncSession, start: str | None, end: str | None) -> list[dict[str, Any]]:
+    """Per table over the period (`start`..`end`, ISO dates, both optional and inclusive): rounds played,
+    the drop (what bettors staked), the house's win and the hold (win / drop, %)."""
+    lo, hi = _day(start, end=False), _day(end, end=True)
+    tables = list(await db.scalars(select(CasinoTable).order_by(CasinoTable.id)))
+    out = []
+    for table in tables:
+        query = select(RoundRow).where(RoundRow.table_id == table.id, RoundRow.status != "in_progress")
+        if lo is not None:
+            query = query.where(RoundRow.ended_at >= lo)
+        if hi is not None:
+            query = query.where(RoundRow.ended_at < hi)
+        numbers = [r.round_no for r in await db.scalars(query)]
+        drop = win = 0
+        if numbers:
+            entries = await db.execute(
+                select(LedgerEntry.kind, Account.kind, func.sum(LedgerEntry.amount))
+                .join(Account, Account.id == LedgerEntry.account_id)
+                .where(LedgerEntry.table_id == table.id, LedgerEntry.round_no.in_(numbers))
+                .group_by(LedgerEntry.kind, Account.kind)
+            )
+            for entry_kind, account_kind, total in entries.all():
+                if entry_kind == "stake" and account_kind == "table":
+                    drop += int(total or 0)
+                if account_kind == "house":
+                    win += int(total or 0)
+        out.append(
+            {
+                "table": table.id,
+                "name": table.name,
+                "game": table.game,
+                "rounds": len(numbers),
+                "drop": drop,
+                "win": win,
+                "hold_percent": round(100 * win / drop, 4) if drop else 0.0,
+            }
+        )
+    return out
+
+
+REPORT_COLUMNS = ("table", "name", "game", "rounds", "drop", "win", "hold_percent")
+
+
+def report_csv(rows: list[dict[str, Any]]) -> str:
+    """The report as CSV, with the JSON's columns."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=REPORT_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: row[k] for k in REPORT_COLUMNS})
+    return buf.getvalue()
+
+
+async def significant(db: AsyncSession, limit: int = 200, since_id: int = 0) -> list[dict[str, Any]]:
+    """The significant-event log, newest last."""
+    rows = await db.scalars(
+        select(SignificantEvent)
+        .where(SignificantEvent.id > since_id)
+        .order_by(SignificantEvent.id.desc())
+        .limit(limit)
+    )
+    return [
+        {
+            "id": r.id,
+            "at": _iso(r.at),
+            "kind": r.kind,
+            "actor": r.actor,
+            "table": r.table_id,
+            "details": r.details,
+        }
+        for r in reversed(list(rows))
+    ]

@@ -1,0 +1,103 @@
+"""`tapete serve`: settings from the command line and the environment, migrations, the first users, then
+uvicorn serving the app (one process, or `--workers N` processes on PostgreSQL with a broker)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from tapete.server.config import ConfigError, Settings, check_database_url, default_data_dir
+
+ENV = {
+    "database_url": "TAPETE_DATABASE_URL",
+    "broker_url": "TAPETE_BROKER_URL",
+    "admin_password": "TAPETE_ADMIN_PASSWORD",
+    "session_idle_minutes": "TAPETE_SESSION_IDLE_MINUTES",
+}
+
+
+def build_settings(database_url: str | None = None, broker_url: str | None = None) -> Settings:
+    """The settings of this casino: the options given, else the environment, else the embedded
+    SQLite file in the data directory (a fresh one gets a demo table and player)."""
+    data_dir = default_data_dir()
+    url = database_url or os.environ.get(ENV["database_url"]) or ""
+    embedded = not url
+    if embedded:
+        url = f"sqlite:///{data_dir / 'tapete.db'}"
+    url = check_database_url(url)
+    fresh = embedded and not (data_dir / "tapete.db").exists()
+    settings = Settings(
+        database_url=url,
+        broker_url=broker_url or os.environ.get(ENV["broker_url"]) or None,
+        data_dir=data_dir,
+        admin_password=os.environ.get(ENV["admin_password"]) or None,
+        demo_table=fresh,
+    )
+    idle = os.environ.get(ENV["session_idle_minutes"])
+    if idle:
+        try:
+            settings.session_idle_minutes = float(idle)
+        except ValueError:
+            raise ConfigError(f"{ENV['session_idle_minutes']} must be a number of minutes") from None
+    return settings
+
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    database_url: str | None = None,
+    broker_url: str | None = None,
+    workers: int = 1,
+    say: Callable[[str], None] = print,
+) -> None:
+    """Prepare the database and serve until stopped."""
+    import uvicorn
+
+    from tapete.server.api import create_app
+    from tapete.server.app import prepare
+
+    settings = build_settings(database_url, broker_url)
+    if settings.sqlite and workers > 1:
+        raise ConfigError(
+            "the embedded SQLite database is for one process: use --database-url postgresql://… and "
+            "--broker-url redis://… for --workers"
+        )
+    where = settings.database_path or settings.database_url.split("@")[-1]
+    say(f"tapete serve: database {where}")
+    casino = prepare(settings, say)
+    say(f"open http://{host}:{port}/ in a browser (API: /docs, /openapi.json)")
+    sys.stdout.flush()
+    if workers > 1:
+        os.environ[ENV["database_url"]] = settings.database_url
+        if settings.broker_url:
+            os.environ[ENV["broker_url"]] = settings.broker_url
+        os.environ["TAPETE_SHOE_KEY"] = settings.shoe_key.hex()
+        uvicorn.run(
+            "tapete.server.main:app_from_env",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level="warning",
+        )
+        return
+    uvicorn.run(create_app(casino), host=host, port=port, log_level="warning", ws_ping_interval=20)
+
+
+def app_from_env() -> object:
+    """The app of one worker process (`--workers`): settings from the environment `serve` set."""
+    from tapete.server.api import create_app
+    from tapete.server.app import Casino
+    from tapete.server.config import load_shoe_key
+
+    settings = build_settings()
+    settings.demo_table = False
+    settings.shoe_key = load_shoe_key(settings)
+    return create_app(Casino(settings))
+
+
+def data_dir() -> Path:
+    """Where the embedded database lives."""
+    return default_data_dir()

@@ -1,0 +1,1092 @@
+"""Tables at the server: opening them, seats, bets and back-bet requests, and every step of a round —
+the deal, the holders' decisions, the dealer's cards and procedures at a live table, corrections, voids,
+the timers — each one database transaction that writes the round's events, their hash chain and the
+ledger entries together.
+
+A table's state is its rows. `TableRuntime` is a process's cache of it (the round rebuilt from its events,
+the shoe from its sealed snapshot or the cards since the shuffle), valid only for the table version it was
+built at: any process can take any request, rebuilding what it does not have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from tapete.cards import NAMES, Card, parse_card
+from tapete.dealer import DealerEntered
+from tapete.errors import BadBet, BadRequest, ShoeSealBroken, TapeteError
+from tapete.games import GAMES, round_class
+from tapete.games.base import CARD, Action, Dealt, Decision, Event, Round, RoundType, Viewer
+from tapete.games.punto_y_banca import next_shoe_holder
+from tapete.log import rebuild
+from tapete.rules import load_rules
+from tapete.rules.common import CommonRules
+from tapete.server import chain, ledger
+from tapete.server.accounts import Caller
+from tapete.server.errors import Conflict, Forbidden, InsufficientFunds, NotFound
+from tapete.server.models import (
+    BackBetRequest,
+    Bet,
+    CasinoTable,
+    EventRecord,
+    RoundRow,
+    SealedShoe,
+    Seat,
+    SignificantEvent,
+    User,
+    utcnow,
+)
+from tapete.session import make_shoe
+from tapete.shoe import SecureRandom, Shoe, open_shoe, seal_shoe
+from tapete.table import RawBet, place_bets
+
+#: the server's own settings beside the scenario keys (server.md)
+SERVER_KEYS = ("turn_seconds", "betting_seconds")
+#: events the server writes inside a round that the engine does not (left out when the round is rebuilt)
+SERVER_EVENTS = frozenset({"correction"})
+#: refusals of one bet that only the whole list can settle: judged when the bets close, not when placed
+DEFERRED_BET_KEYS = frozenset(
+    {
+        "err.bet.required",
+        "err.bet.side_needs_main",
+        "err.bet.back_boxes_free",
+        "err.bet.holder_no_main",
+        "err.bet.below_min",
+        "err.bet.back_same_side",
+    }
+)
+LIVE_PROCEDURES = ("new_pack", "shuffle", "cut", "burn", "deck_change", "cut_card")
+#: what a payout's outcome is called in the ledger
+PAYOUT_KIND = {"win": "payout", "push": "return", "returned": "return", "surrender": "return"}
+
+
+# ---------------------------------------------------------------------------------------------- runtime
+@dataclass
+class TableRuntime:
+    """A process's picture of one table at one version: the rules, the round in progress (or the last
+    one, finished), the shoe or the dealer-entered source, and who holds Punto y Banca's shoe."""
+
+    table_id: int
+    version: int
+    game: str
+    mode: str
+    rules: CommonRules
+    cls: RoundType
+    round: Round | None = None
+    last: Round | None = None
+    shoe: Shoe | None = None
+    live: DealerEntered | None = None
+    dealt_since_shuffle: bool = False
+    shoe_flushed: int = 0
+    pyb_holder: int | None = None
+    pyb_winner: str | None = None
+    holders: dict[int, str] = field(default_factory=dict)
+
+
+def parse_settings(game: object, rules: object, mode: object) -> tuple[str, CommonRules, dict[str, Any]]:
+    """A table's game, its rules model and its server settings, from an administrator's request:
+    invalid_rules for anything the regulation forbids, bad_request for a malformed request."""
+    if not isinstance(game, str) or game not in GAMES:
+        raise BadRequest(
+            f"unknown game {game!r}; games: {', '.join(GAMES)}", key="err.api.game", game=str(game)
+        )
+    if mode not in ("virtual", "live"):
+        raise BadRequest("mode is virtual or live", key="err.api.mode", mode=str(mode))
+    if rules is None:
+        rules = {}
+    if not isinstance(rules, dict):
+        raise BadRequest("rules must be an object of settings", key="err.rules.object")
+    engine_keys = {k: v for k, v in rules.items() if k not in SERVER_KEYS}
+    model = load_rules(game, engine_keys)
+    server: dict[str, Any] = {"turn_seconds": 30 if mode == "virtual" else None, "betting_seconds": None}
+    for key in SERVER_KEYS:
+        if key in rules:
+            value = rules[key]
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
+            ):
+                from tapete.errors import InvalidRules
+
+                raise InvalidRules(
+                    f"{key} must be a positive number of seconds or null", key="err.api.seconds", setting=key
+                )
+            server[key] = value
+    if mode == "live" and server["betting_seconds"] is not None:
+        from tapete.errors import InvalidRules
+
+        raise InvalidRules(
+            "betting_seconds is for virtual tables: at a live table the dealer deals",
+            key="err.api.betting_live",
+        )
+    return game, model, server
+
+
+def viewer_of(caller: Caller) -> Viewer:
+    """What a caller may see of a table: a player his own, the dealer the dealt table (no hole card), the
+    inspector everything; an administrator sees as the dealer, anyone else as a spectator."""
+    if caller.role == "player":
+        return Viewer("player", caller.name)
+    if caller.role == "inspector":
+        return Viewer("inspector")
+    if caller.role in ("dealer", "admin"):
+        return Viewer("dealer")
+    return Viewer("spectator")
+
+
+def effective_events(rows: Sequence[EventRecord]) -> list[Event]:
+    """A round's events as the engine made them: without the records a correction superseded, nor the
+    server's own records (the corrections)."""
+    superseded: set[int] = set()
+    for row in rows:
+        if row.event.get("type") == "correction":
+            superseded.update(row.event.get("supersedes", []))
+    return [r.event for r in rows if r.seq not in superseded and r.event.get("type") not in SERVER_EVENTS]
+
+
+def shoe_context(table_id: int, shuffle_no: int) -> str:
+    """What a sealed shoe is bound to: its table and shuffle (it opens nowhere else)."""
+    return f"tapete:table:{table_id}:shuffle:{shuffle_no}"
+
+
+def cards_out(rows: Sequence[EventRecord]) -> list[Card]:
+    """The cards that left the shoe in these records, in order: burns and dealt cards (the records a
+    correction superseded left out: the card a dealer mistyped never left the shoe)."""
+    superseded: set[int] = set()
+    for row in rows:
+        if row.event.get("type") == "correction":
+            superseded.update(row.event.get("supersedes", []))
+    out: list[Card] = []
+    for row in rows:
+        ev = row.event
+        if row.seq in superseded:
+            continue
+        if ev.get("type") == CARD:
+            out.append(parse_card(ev["card"]))
+        elif ev.get("type") == "procedure" and ev.get("step") == "burn":
+            out.extend(parse_card(c) for c in ev.get("cards", []) if c != "??")
+    return out
+
+
+async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tuple[TableRuntime, list[Event]]:
+    """The table's runtime rebuilt from its rows; also the shoe events a recovery owes the log (a sealed
+    shoe that does not open is recovered by reshuffling what is still in it, docs/engine.md)."""
+    rules = load_rules(table.game, {k: v for k, v in table.rules.items() if k not in SERVER_KEYS})
+    cls = round_class(table.game)
+    rt = TableRuntime(table.id, table.version, table.game, table.mode, rules, cls)
+    owed: list[Event] = []
+    if table.round_no:
+        rows = await chain.records(db, table.id, round_id=table.round_no)
+        events = effective_events(rows)
+        rnd = rebuild(events) if events else None
+        if table.in_round:
+            rt.round = rnd
+        else:
+            rt.last = rnd
+        if rnd is not None:
+            rt.holders = _holders(events)
+        if table.game == "punto_y_banca" and events:
+            rt.pyb_holder = events[0].get("shoe_holder", {}).get("seat")
+            rt.pyb_winner = next((e["winner"] for e in events if e.get("type") == "outcome"), None)
+    if table.mode == "virtual":
+        sealed = await db.scalar(
+            select(SealedShoe).where(SealedShoe.table_id == table.id).order_by(SealedShoe.shuffle_no.desc())
+        )
+        if sealed is not None:
+            since = await chain.records(db, table.id, start=sealed.from_seq)
+            out = cards_out(since)
+            rt.dealt_since_shuffle = any(r.event.get("type") == CARD for r in since)
+            try:
+                snapshot = open_shoe(sealed.sealed, key, shoe_context(table.id, sealed.shuffle_no))
+                rt.shoe = Shoe.restore(snapshot, SecureRandom(), out, live=True)
+            except (ShoeSealBroken, TapeteError):
+                rt.shoe = Shoe.recover(
+                    rules.decks,
+                    SecureRandom(),
+                    out,
+                    cut_card_depth=getattr(rules, "cut_depth", None),
+                    burn=getattr(rules, "burn", 1),
+                    live=True,
+                    one_handed_cut=table.game == "showdown_poker",
+                )
+                owed = list(rt.shoe.events)
+            rt.shoe_flushed = len(rt.shoe.events)
+            if rt.shoe.cut_card_out and not any(r.event.get("type") == "cut_card_out" for r in since):
+                rt.shoe.events.append(
+                    {"type": "cut_card_out", "dealt": len(out)}
+                )  # to log at the round's end
+    else:
+        rows = await chain.records(db, table.id)
+        start = 0
+        cut = False
+        for row in rows:
+            ev = row.event
+            if ev.get("type") in ("new_pack", "deck_change") or (
+                ev.get("type") == "procedure" and ev.get("step") == "shuffle"
+            ):
+                start, cut = row.seq + 1, False
+            elif ev.get("type") == "cut_card_out":
+                cut = True
+        rt.live = DealerEntered(rules.decks, cards_out([r for r in rows if r.seq >= start]), cut_card_out=cut)
+    return rt, owed
+
+
+def _holders(events: Sequence[Event]) -> dict[int, str]:
+    """Each box's holder in a round (the first bettor staked on it)."""
+    out: dict[int, str] = {}
+    for ev in events:
+        if ev.get("type") == "stake" and "hand" not in ev:
+            out.setdefault(ev["seat"], ev["player"])
+        if ev.get("type") == "bets_closed":
+            break
+    return out
+
+
+# ------------------------------------------------------------------------------------------ opening
+async def open_table(
+    db: AsyncSession, caller_name: str, name: object, game: object, mode: object, rules: object, key: bytes
+) -> CasinoTable:
+    """A new table (its settings checked by the engine's rules model); a virtual table loads its first
+    shoe (new decks, shuffle, cut, burn: events) and seals it."""
+    if not isinstance(name, str) or not name.strip() or len(name) > 80:
+        raise BadRequest("a table needs a name (1 to 80 characters)", key="err.api.table_name")
+    game_name, model, server = parse_settings(game, rules, mode)
+    settings = dict(model.settings())
+    settings.update(server)
+    table = CasinoTable(name=name.strip(), game=game_name, mode=str(mode), rules=settings, **server)
+    db.add(table)
+    await db.flush()
+    await ledger.table_account(db, table.id)
+    if table.mode == "virtual":
+        shoe = make_shoe(model, SecureRandom(), live=True)
+        await _new_shoe(db, table, shoe, list(shoe.events), key, caller_name)
+    db.add(
+        SignificantEvent(kind="table_opened", actor=caller_name, table_id=table.id, details=_describe(table))
+    )
+    return table
+
+
+async def _new_shoe(
+    db: AsyncSession, table: CasinoTable, shoe: Shoe, events: Sequence[Event], key: bytes, by: str | None
+) -> None:
+    """Log a (re)shuffle's procedures and seal the shoe's new order outside the public log."""
+    first = table.next_seq
+    await chain.append(db, table, f"shoe-{table.round_no}", events, by)
+    table.shuffle_no += 1
+    db.add(
+        SealedShoe(
+            table_id=table.id,
+            shuffle_no=table.shuffle_no,
+            from_seq=first,
+            sealed=seal_shoe(shoe.snapshot(), key, shoe_context(table.id, table.shuffle_no)),
+        )
+    )
+
+
+def _describe(table: CasinoTable) -> dict[str, Any]:
+    return {"id": table.id, "name": table.name, "game": table.game, "mode": table.mode, "rules": table.rules}
+
+
+def table_json(table: CasinoTable, seats: Sequence[tuple[int, str]]) -> dict[str, Any]:
+    """A table as the API lists it: game, mode, rules, seats taken."""
+    spec = round_class(table.game).bet_spec(
+        load_rules(table.game, {k: v for k, v in table.rules.items() if k not in SERVER_KEYS})
+    )
+    return {
+        "id": table.id,
+        "name": table.name,
+        "game": table.game,
+        "mode": table.mode,
+        "rules": table.rules,
+        "status": table.status,
+        "seats_total": spec.seats,
+        "seats_taken": [{"seat": s, "holder": h} for s, h in seats],
+        "phase": "playing" if table.in_round else "betting",
+        "round": table.round_no if table.in_round else None,
+        "turn_seconds": table.turn_seconds,
+        "betting_seconds": table.betting_seconds,
+    }
+
+
+# ------------------------------------------------------------------------------------- seats and bets
+async def seats_of(db: AsyncSession, table_id: int) -> list[tuple[int, str]]:
+    """(seat, holder's name) of every taken box, in seat order."""
+    rows = await db.execute(
+        select(Seat.seat, User.name)
+        .join(User, User.id == Seat.user_id)
+        .where(Seat.table_id == table_id)
+        .order_by(Seat.seat)
+    )
+    return [(s, n) for s, n in rows.all()]
+
+
+def _check_open(table: CasinoTable) -> None:
+    if table.status != "open":
+        raise Conflict(
+            f"table {table.id} is {table.status}: no play", key="err.api.table_status", status=table.status
+        )
+
+
+def _check_betting(table: CasinoTable) -> None:
+    _check_open(table)
+    if table.in_round:
+        raise Conflict(
+            "a round is in play: bets and seats wait for its end",
+            key="err.api.not_betting",
+            round=table.round_no,
+        )
+
+
+def _seat_number(rt: TableRuntime, seat: object) -> int:
+    spec = rt.cls.bet_spec(rt.rules)
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= spec.seats:
+        raise BadBet(
+            f"unknown seat {seat!r}: seats are 1 to {spec.seats}",
+            key="err.bet.seat",
+            seat=seat,
+            seats=spec.seats,
+        )
+    return seat
+
+
+async def take_seat(
+    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, seat: object
+) -> int:
+    """The caller takes a free box or zone (between rounds or during one: he plays from the next)."""
+    caller.need("player")
+    _check_open(table)
+    number = _seat_number(rt, seat)
+    held = await seats_of(db, table.id)
+    if any(s == number for s, _ in held):
+        raise Conflict(f"seat {number} is taken", key="err.api.seat_taken", seat=number)
+    mine = [s for s, holder in held if holder == caller.name]
+    spec = rt.cls.bet_spec(rt.rules)
+    limit = 1 if spec.one_box_per_player else spec.max_boxes_per_player
+    if len(mine) >= limit:
+        raise Conflict(
+            f"{caller.name} may hold {limit} box(es) at this table", key="err.api.seat_limit", limit=limit
+        )
+    db.add(Seat(table_id=table.id, seat=number, user_id=caller.user_id))
+    await db.flush()
+    return number
+
+
+async def leave_seat(db: AsyncSession, table: CasinoTable, caller: Caller, seat: int) -> None:
+    """The holder leaves his box between rounds; his bets on it go too."""
+    row = await db.scalar(select(Seat).where(Seat.table_id == table.id, Seat.seat == seat))
+    if row is None:
+        raise NotFound(f"seat {seat} is free", key="err.api.seat_free", seat=seat)
+    if row.user_id != caller.user_id:
+        raise Forbidden(f"seat {seat} is not {caller.name}'s", key="err.api.not_your_seat", seat=seat)
+    if table.in_round:
+        raise Conflict("a seat is left between rounds", key="err.api.not_betting", round=table.round_no)
+    await db.execute(delete(Bet).where(Bet.table_id == table.id, Bet.seat == seat))
+    await db.delete(row)
+
+
+async def _raw_bets(db: AsyncSession, table_id: int) -> list[tuple[RawBet, Bet]]:
+    """The table's bets as the engine takes them: every holder's bets in seat and placing order first
+    (the first bettor named on a box is its holder), then the back-bets."""
+    rows = await db.execute(
+        select(Bet, User.name, Seat.user_id)
+        .join(User, User.id == Bet.user_id)
+        .join(Seat, (Seat.table_id == Bet.table_id) & (Seat.seat == Bet.seat), isouter=True)
+        .where(Bet.table_id == table_id)
+        .order_by(Bet.id)
+    )
+    holders: list[tuple[RawBet, Bet]] = []
+    backs: list[tuple[RawBet, Bet]] = []
+    for bet, name, holder_id in rows.all():
+        raw = RawBet(bet.seat, name, bet.spot, bet.amount)
+        (holders if holder_id == bet.user_id else backs).append((raw, bet))
+    holders.sort(key=lambda p: (p[1].seat, p[1].id))
+    return holders + backs
+
+
+def _check_one(rt: TableRuntime, others: list[RawBet], new: RawBet) -> None:
+    """The refusals that concern one bet (its seat, spot, amount, the table's maximum, what it may be
+    combined with), judged beside the table's other bets; the whole list's are for the deal."""
+    spec = rt.cls.bet_spec(rt.rules)
+    for pool in (others, [b for b in others if b.player == new.player]):
+        try:
+            place_bets([*pool, new], spec)
+            return
+        except BadBet as exc:
+            if exc.at == len(pool) and exc.key not in DEFERRED_BET_KEYS:
+                raise BadBet(exc.message, key=exc.key, **exc.params) from None
+            if exc.at == len(pool) or exc.key in DEFERRED_BET_KEYS:
+                continue
+    return
+
+
+async def place_bet(
+    db: AsyncSession,
+    table: CasinoTable,
+    rt: TableRuntime,
+    caller: Caller,
+    seat: object,
+    spot: object,
+    amount: object,
+) -> dict[str, Any]:
+    """A bet for the next round on the caller's box, or a back-bet request on another's box (server.md):
+    the bet checked alone now, the whole table when the bets close; the funds now."""
+    caller.need("player")
+    _check_betting(table)
+    number = _seat_number(rt, seat)
+    holder = await db.scalar(select(Seat).where(Seat.table_id == table.id, Seat.seat == number))
+    if holder is None:
+        raise Conflict(f"seat {number} is free: take it first", key="err.api.seat_free", seat=number)
+    user = await db.get(User, caller.user_id)
+    assert user is not None
+    new = RawBet(number, caller.name, spot, amount)
+    existing = [raw for raw, _ in await _raw_bets(db, table.id)]
+    if holder.user_id == caller.user_id:
+        _check_one(rt, existing, new)
+    else:
+        _check_back_bet(rt, await seats_of(db, table.id), existing, new)
+    assert isinstance(amount, int) and isinstance(spot, str)
+    _, free = await ledger.available(db, user)
+    if amount > free:
+        raise InsufficientFunds(
+            f"{caller.name} has {free} free for bets and this bet is {amount}",
+            key="err.api.funds",
+            player=caller.name,
+            balance=free,
+            amount=amount,
+        )
+    if holder.user_id != caller.user_id:
+        request = BackBetRequest(
+            table_id=table.id, seat=number, user_id=caller.user_id, spot=spot, amount=amount
+        )
+        db.add(request)
+        await db.flush()
+        return {"request": request.id, "status": "waiting", "seat": number, "spot": spot, "amount": amount}
+    bet = Bet(table_id=table.id, seat=number, user_id=caller.user_id, spot=spot, amount=amount)
+    db.add(bet)
+    await db.flush()
+    return {"bet": bet.id, "seat": number, "spot": spot, "amount": amount, "status": "placed"}
+
+
+def _check_back_bet(
+    rt: TableRuntime, held: list[tuple[int, str]], existing: list[RawBet], new: RawBet
+) -> None:
+    """A back-bet is allowed only where the regulation allows it (BJ Art.7, PyB Art.7a, M21 Art.1n):
+    every box taken, the operator allowing it, the holder's own spots (Punto y Banca: his side)."""
+    spec = rt.cls.bet_spec(rt.rules)
+    if not spec.back_spots:
+        raise BadBet(
+            f"{new.player} cannot join seat {new.seat}: this game has no back-betting",
+            key="err.bet.no_back_betting",
+            player=new.player,
+            seat=new.seat,
+        )
+    if not spec.back_betting:
+        raise BadBet(
+            f"{new.player} cannot join seat {new.seat}: the operator does not allow back-betting",
+            key="err.bet.back_betting_off",
+            player=new.player,
+            seat=new.seat,
+        )
+    if len(held) < spec.seats:
+        raise BadBet(
+            f"back-betting is allowed only when all {spec.seats} boxes are taken ({len(held)} are)",
+            key="err.bet.back_boxes_free",
+            seats=spec.seats,
+            taken=len(held),
+        )
+    _check_one(rt, existing, new)
+
+
+async def answer_request(
+    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, rid: int, accept: object
+) -> dict[str, Any]:
+    """The box's holder accepts (the back-bet is placed) or refuses a request to join his box."""
+    if not isinstance(accept, bool):
+        raise BadRequest('the answer is {"accept": true | false}', key="err.api.accept")
+    request = await db.get(BackBetRequest, rid)
+    if request is None or request.table_id != table.id:
+        raise NotFound(f"no request {rid} at this table", key="err.api.request", request=rid)
+    holder = await db.scalar(select(Seat).where(Seat.table_id == table.id, Seat.seat == request.seat))
+    if holder is None or holder.user_id != caller.user_id:
+        raise Forbidden("only the box's holder answers a request to join it", key="err.api.not_holder")
+    if request.status != "waiting":
+        raise Conflict(
+            f"request {rid} was already {request.status}", key="err.api.request_answered", request=rid
+        )
+    _check_betting(table)
+    request.answered_at = utcnow()
+    if not accept:
+        request.status = "refused"
+        return {"request": rid, "status": "refused"}
+    requester = await db.get(User, request.user_id)
+    assert requester is not None
+    new = RawBet(request.seat, requester.name, request.spot, request.amount)
+    existing = [raw for raw, _ in await _raw_bets(db, table.id)]
+    _check_back_bet(rt, await seats_of(db, table.id), existing, new)
+    request.status = "accepted"
+    await db.flush()
+    balance, free = await ledger.available(db, requester)
+    if free < 0:
+        raise InsufficientFunds(
+            f"{requester.name} no longer has the chips for this back-bet",
+            key="err.api.funds",
+            player=requester.name,
+            balance=balance,
+            amount=request.amount,
+        )
+    db.add(
+        Bet(
+            table_id=table.id,
+            seat=request.seat,
+            user_id=request.user_id,
+            spot=request.spot,
+            amount=request.amount,
+        )
+    )
+    return {"request": rid, "status": "accepted"}
+
+
+# --------------------------------------------------------------------------------------- the round
+@dataclass
+class StepResult:
+    """What a step wrote: its events (by record), whether the round ended."""
+
+    events: list[Event] = field(default_factory=list)
+    finished: bool = False
+
+
+class Stepper:
+    """One transaction's work on one table: append events, move chips, close the round."""
+
+    def __init__(self, db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, key: bytes) -> None:
+        self.db, self.table, self.rt, self.by, self.key = db, table, rt, by, key
+        self.out = StepResult()
+
+    async def log(self, events: Sequence[Event], *, round_id: int | str | None = None) -> list[EventRecord]:
+        """Chain the round's (or the shoe's) events."""
+        if not events:
+            return []
+        rows = await chain.append(
+            self.db, self.table, self.table.round_no if round_id is None else round_id, events, self.by
+        )
+        self.out.events.extend(events)
+        return rows
+
+    async def round_events(self, events: Sequence[Event]) -> None:
+        """Log a step's round events, move the chips its stakes took, and close the round if it ended."""
+        rows = await self.log(events)
+        await self._stakes(rows)
+        rnd = self.rt.round
+        if rnd is not None and rnd.finished:
+            await self.close_round()
+
+    async def _stakes(self, rows: Sequence[EventRecord]) -> None:
+        """Every stake event is a wallet → table entry, written with it."""
+        table_account = None
+        for row in rows:
+            ev = row.event
+            if ev.get("type") != "stake":
+                continue
+            user = await self.db.scalar(select(User).where(User.name == ev["player"]))
+            assert user is not None
+            table_account = table_account or await ledger.table_account(self.db, self.table.id)
+            wallet = await ledger.wallet(self.db, user)
+            await ledger.post(
+                self.db,
+                [
+                    ledger.Move(wallet, -ev["amount"], "stake", ev["player"], ev["spot"], row.seq),
+                    ledger.Move(table_account, ev["amount"], "stake", ev["player"], ev["spot"], row.seq),
+                ],
+                table_id=self.table.id,
+                round_no=self.table.round_no,
+                actor=self.by,
+            )
+
+    async def deal_virtual(self) -> None:
+        """At a virtual table: the shoe answers every card step up to the next decision (or the end)."""
+        rnd, shoe = self.rt.round, self.rt.shoe
+        if rnd is None or shoe is None:
+            return
+        start = len(rnd.events)
+        rnd.deal_from(shoe.draw)
+        if len(rnd.events) > start:
+            self.rt.dealt_since_shuffle = True
+        await self.round_events(rnd.events[start:])
+
+    async def close_round(self) -> None:
+        """The round's result settles every bettor in this transaction: payouts and returns from the
+        table's chips to the wallets, commission and the house's net to the house; then the shoe's
+        procedures the round caused; the round's row closed."""
+        rnd = self.rt.round
+        assert rnd is not None and rnd.finished
+        table_account = await ledger.table_account(self.db, self.table.id)
+        house = await ledger.house(self.db)
+        rows = await chain.records(self.db, self.table.id, round_id=self.table.round_no)
+        moves: list[ledger.Move] = []
+        commission = 0
+        wallets: dict[str, Any] = {}
+
+        async def wallet_of(name: str) -> Any:
+            if name not in wallets:
+                user = await self.db.scalar(select(User).where(User.name == name))
+                assert user is not None
+                wallets[name] = await ledger.wallet(self.db, user)
+            return wallets[name]
+
+        events = effective_events(rows)
+        seq_of = {id(r.event): r.seq for r in rows}
+        if rnd.voided:
+            voided = next(e for e in events if e.get("type") == "round_voided")
+            for player, amount in voided["returned"].items():
+                if amount:
+                    moves.append(
+                        ledger.Move(
+                            await wallet_of(player), amount, "return", player, None, seq_of.get(id(voided))
+                        )
+                    )
+        else:
+            for ev in events:
+                if ev.get("type") == "settle" and ev.get("paid"):
+                    kind = PAYOUT_KIND.get(ev["outcome"], "payout")
+                    moves.append(
+                        ledger.Move(
+                            await wallet_of(ev["player"]),
+                            ev["paid"],
+                            kind,
+                            ev["player"],
+                            ev["spot"],
+                            seq_of.get(id(ev)),
+                        )
+                    )
+                    commission += ev.get("commission", 0)
+                elif ev.get("type") == "pot":
+                    commission += ev.get("commission", 0)
+        paid = sum(m.amount for m in moves)
+        staked = table_account.balance
+        if commission:
+            moves.append(ledger.Move(house, commission, "commission"))
+        net = staked - paid - commission
+        if net:
+            moves.append(ledger.Move(house, net, "house"))
+        moves.append(ledger.Move(table_account, -(paid + commission + net), "settle"))
+        await ledger.post(self.db, moves, table_id=self.table.id, round_no=self.table.round_no, actor=self.by)
+        round_row = await self.db.scalar(
+            select(RoundRow).where(
+                RoundRow.table_id == self.table.id, RoundRow.round_no == self.table.round_no
+            )
+        )
+        if round_row is not None:
+            round_row.status = "voided" if rnd.voided else "finished"
+            round_row.ended_at = utcnow()
+            round_row.last_seq = self.table.next_seq - 1
+        await self.flush_shoe()
+        self.table.in_round = False
+        self.table.deadline_at = None
+        self.table.deadline_kind = None
+        self.rt.last, self.rt.round = rnd, None
+        if self.table.game == "punto_y_banca":
+            self.rt.pyb_winner = getattr(rnd, "winner", None)
+        self.out.finished = True
+
+    async def flush_shoe(self) -> None:
+        """Log the shoe's procedures the round caused (the cut card coming out), and a live table's
+        procedures posted during it."""
+        shoe = self.rt.shoe
+        if shoe is not None and len(shoe.events) > self.rt.shoe_flushed:
+            await self.log(shoe.events[self.rt.shoe_flushed :], round_id=f"shoe-{self.table.round_no}")
+            self.rt.shoe_flushed = len(shoe.events)
+        pending = (self.table.pending_shoe_events or {}).get("events", [])
+        if pending:
+            await self.log(pending, round_id=f"shoe-{self.table.round_no}")
+            self.table.pending_shoe_events = None
+
+
+async def deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, key: bytes) -> StepResult:
+    """Close the bets ("no va más") and start the round: the whole table's bets checked (bad_bet and
+    nothing moves), every stake moved from its wallet, the shoe prepared (Art.6, Showdown Art.7) and, at a
+    virtual table, the cards dealt up to the first decision."""
+    _check_betting(table)
+    pairs = await _raw_bets(db, table.id)
+    if not pairs:
+        raise BadBet("no bets: a round needs at least one box in play", key="err.bet.none")
+    boxes = place_bets([raw for raw, _ in pairs], rt.cls.bet_spec(rt.rules))
+    need: dict[str, int] = {}
+    for raw, _ in pairs:
+        assert isinstance(raw.player, str) and isinstance(raw.amount, int)
+        need[raw.player] = need.get(raw.player, 0) + raw.amount
+    for player, amount in need.items():
+        user = await db.scalar(select(User).where(User.name == player))
+        assert user is not None
+        balance = (await ledger.wallet(db, user)).balance
+        if balance < amount:
+            raise InsufficientFunds(
+                f"{player} has {balance} and his bets are {amount}",
+                key="err.api.funds",
+                player=player,
+                balance=balance,
+                amount=amount,
+            )
+    if table.mode == "live" and rt.live is not None and rt.live.cut_card_out:
+        raise Conflict(
+            "the cut card came out: shuffle before the next round (Art.6)", key="err.api.shuffle_first"
+        )
+    step = Stepper(db, table, rt, by, key)
+    options: dict[str, Any] = {}
+    if table.game == "punto_y_banca":
+        zones = [b.seat for b in boxes]
+        rt.pyb_holder = next_shoe_holder(
+            rt.pyb_holder, rt.pyb_winner, zones, passes=getattr(rt.rules, "shoe_passes", "banca_loses")
+        )
+        options["shoe_holder"] = rt.pyb_holder
+    shoe = rt.shoe
+    if shoe is not None:
+        reshuffled: list[Event] = []
+        if shoe.cut_card_out:
+            reshuffled = shoe.prepare_round()
+        elif rt.dealt_since_shuffle and getattr(rt.cls, "SHUFFLE_EVERY_ROUND", False):
+            reshuffled = shoe.reshuffle()  # Showdown Art.7: shuffle and cut before every round
+        if reshuffled:
+            await _new_shoe(db, table, shoe, reshuffled, key, by)
+            rt.shoe_flushed = len(shoe.events)
+            rt.dealt_since_shuffle = False
+    table.round_no += 1
+    table.in_round = True
+    rnd = rt.cls(rt.rules, boxes, round_id=table.round_no, **options)
+    rt.round = rnd
+    rt.holders = {b.seat: b.holder for b in boxes}
+    db.add(
+        RoundRow(
+            table_id=table.id, round_no=table.round_no, first_seq=table.next_seq, last_seq=table.next_seq
+        )
+    )
+    await step.round_events(list(rnd.events))
+    await db.execute(delete(Bet).where(Bet.table_id == table.id))
+    await db.execute(
+        delete(BackBetRequest).where(BackBetRequest.table_id == table.id, BackBetRequest.status == "waiting")
+    )
+    if table.mode == "virtual":
+        await step.deal_virtual()
+    return step.out
+
+
+def _current(table: CasinoTable, rt: TableRuntime) -> Round:
+    _check_open(table)
+    if not table.in_round or rt.round is None:
+        raise Conflict("no round is in play", key="err.api.no_round")
+    return rt.round
+
+
+async def act(
+    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, body: object, key: bytes
+) -> StepResult:
+    """A holder's decision on his box: verified by the engine, paid for from his wallet (double, split,
+    insurance, increment: what `chips_for` says), then, at a virtual table, the cards it calls for."""
+    rnd = _current(table, rt)
+    action = rt.cls.parse_action(body)
+    pending = rnd.pending
+    if caller.role != "player" or rt.holders.get(action.seat) != caller.name:
+        if caller.role == "player" and action.seat in rt.holders:
+            raise Forbidden(
+                f"seat {action.seat} is {rt.holders[action.seat]}'s box: only its holder decides",
+                key="err.api.not_holder",
+            )
+        if caller.role != "player":
+            raise Forbidden("only the box's holder decides for it", key="err.api.not_holder")
+    if not isinstance(pending, Decision):
+        rnd.verify(action)  # raises: the round waits for a card
+    cost = rnd.chips_for(action)
+    if cost:
+        user = await db.get(User, caller.user_id)
+        assert user is not None
+        balance = (await ledger.wallet(db, user)).balance
+        if balance < cost:
+            raise InsufficientFunds(
+                f"{caller.name} has {balance} and this decision takes {cost}",
+                key="err.api.funds",
+                player=caller.name,
+                balance=balance,
+                amount=cost,
+            )
+    return await _take(db, table, rt, caller.name, action, key)
+
+
+async def _take(
+    db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, action: Action, key: bytes
+) -> StepResult:
+    rnd = rt.round
+    assert rnd is not None
+    step = Stepper(db, table, rt, by, key)
+    await step.round_events(rnd.apply(action))
+    if table.mode == "virtual" and rt.round is not None:
+        await step.deal_virtual()
+    return step.out
+
+
+async def post_card(
+    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, body: object, key: bytes
+) -> StepResult:
+    """The dealer's next card out of the physical shoe (or a shoe reader's): checked against the pack and
+    by the round, then taken (bad_cards, or conflict when the round waits for a decision)."""
+    caller.need("dealer", "admin")
+    if table.mode != "live":
+        raise Conflict("a virtual table deals its own cards", key="err.api.virtual_cards")
+    rnd = _current(table, rt)
+    card = Dealt.from_json(body)
+    assert rt.live is not None
+    step = Stepper(db, table, rt, caller.name, key)
+    events = rt.live.post(rnd, card.card, exposed=card.exposed)
+    await step.round_events(events)
+    return step.out
+
+
+async def procedure(
+    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, body: object, key: bytes
+) -> StepResult:
+    """A live table's control procedure (Art.5-6): new pack, shuffle, cut, burn, deck change with its
+    reason, or the dealer's signal that the cut card came out. Each is an event the inspector sees."""
+    caller.need("dealer", "admin")
+    _check_open(table)
+    if table.mode != "live":
+        raise Conflict("a virtual table's shoe runs its own procedures", key="err.api.virtual_procedures")
+    if not isinstance(body, dict) or body.get("type") not in LIVE_PROCEDURES:
+        raise BadRequest(
+            f"a procedure's type is one of {', '.join(LIVE_PROCEDURES)}",
+            key="err.api.procedure",
+            types=list(LIVE_PROCEDURES),
+        )
+    kind = body["type"]
+    reason = body.get("reason")
+    if reason is not None and (not isinstance(reason, str) or len(reason) > 500):
+        raise BadRequest("a reason is a text", key="err.api.reason")
+    if kind == "deck_change" and not (reason or "").strip():
+        raise BadRequest("a deck change says its reason", key="err.api.deck_change_reason")
+    live = rt.live
+    assert live is not None
+    step = Stepper(db, table, rt, caller.name, key)
+    if kind == "cut_card":
+        signal = live.signal_cut_card()
+        if table.in_round:  # written after the round's events, with the shoe's
+            pending = dict(table.pending_shoe_events or {"events": []})
+            pending["events"] = [*pending["events"], signal]
+            table.pending_shoe_events = pending
+            return step.out
+        await step.log([signal], round_id=f"shoe-{table.round_no}")
+        return step.out
+    if table.in_round:
+        raise Conflict("procedures are for between rounds", key="err.api.not_betting", round=table.round_no)
+    event: Event
+    if kind == "new_pack":
+        event = {"type": "new_pack", "decks": rt.rules.decks, "reason": reason or "new decks"}
+        live.shuffled()
+    elif kind == "deck_change":
+        event = {"type": "new_pack", "decks": rt.rules.decks, "reason": reason, "deck_change": True}
+        live.shuffled()
+    elif kind == "shuffle":
+        event = {"type": "procedure", "step": "shuffle", "generator": "physical"}
+        live.shuffled()
+    elif kind == "cut":
+        event = {"type": "procedure", "step": "cut"}
+    else:
+        raw = body.get("cards", [])
+        if not isinstance(raw, list):
+            raise BadRequest("burn's cards are a list", key="err.api.burn_cards")
+        cards = [parse_card(c) for c in raw]
+        live.burn(cards)
+        event = {"type": "procedure", "step": "burn", "cards": [NAMES[c] for c in cards]}
+    if reason and kind != "deck_change" and kind != "new_pack":
+        event["reason"] = reason
+    await step.log([event], round_id=f"shoe-{table.round_no}")
+    return step.out
+
+
+async def correct(
+    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, body: object, key: bytes
+) -> StepResult:
+    """The dealer typed the wrong card: he corrects the last one posted, with a reason, as long as no
+    decision was taken since (an attributed correction event, never an edit). After a decision, only a
+    void of the round (with a second staff member's confirmation) can undo it."""
+    caller.need("dealer", "admin")
+    if table.mode != "live":
+        raise Conflict("corrections are for cards a dealer entered", key="err.api.virtual_cards")
+    rnd = _current(table, rt)
+    if not isinstance(body, dict) or not isinstance(body.get("reason"), str) or not body["reason"].strip():
+        raise BadRequest('a correction is {"card": "Kd", "reason": "…"}', key="err.api.correction")
+    new = parse_card(body.get("card"))
+    rows = await chain.records(db, table.id, round_id=table.round_no)
+    live_rows = [
+        r for r in rows if r.seq not in _superseded(rows) and r.event.get("type") not in SERVER_EVENTS
+    ]
+    steps = [r for r in live_rows if rt.cls.step_from_event(r.event) is not None]
+    if not steps or steps[-1].event.get("type") != CARD:
+        raise Conflict(
+            "a decision was taken on that card: only a void of the round can undo it",
+            key="err.api.correct_late",
+        )
+    last = steps[-1]
+    superseded = [r.seq for r in live_rows if r.seq >= last.seq]
+    kept = [r.event for r in live_rows if r.seq < last.seq]
+    rebuilt = rebuild(kept)
+    assert rt.live is not None
+    was = parse_card(last.event["card"])
+    rt.live.seen[was] -= 1
+    try:
+        step_events = rt.live.post(rebuilt, new, exposed=bool(last.event.get("exposed", False)))
+    except TapeteError:
+        rt.live.seen[was] += 1
+        raise
+    step = Stepper(db, table, rt, caller.name, key)
+    correction = {
+        "type": "correction",
+        "supersedes": superseded,
+        "was": NAMES[was],
+        "now": NAMES[new],
+        "reason": body["reason"].strip(),
+        "by": caller.name,
+    }
+    await step.log([correction])
+    rt.round = rebuilt
+    await step.round_events(step_events)
+    db.add(
+        SignificantEvent(
+            kind="correction",
+            actor=caller.name,
+            table_id=table.id,
+            details={**correction, "round": table.round_no},
+        )
+    )
+    del rnd
+    return step.out
+
+
+def _superseded(rows: Sequence[EventRecord]) -> set[int]:
+    out: set[int] = set()
+    for row in rows:
+        if row.event.get("type") == "correction":
+            out.update(row.event.get("supersedes", []))
+    return out
+
+
+async def request_void(
+    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, body: object
+) -> dict[str, Any]:
+    """A staff member asks to void the round in play (every stake returned); a second one confirms."""
+    caller.need("dealer", "admin")
+    _current(table, rt)
+    if not isinstance(body, dict) or not isinstance(body.get("reason"), str) or not body["reason"].strip():
+        raise BadRequest('a void is {"reason": "…"}', key="err.api.void_reason")
+    row = await db.scalar(
+        select(RoundRow).where(RoundRow.table_id == table.id, RoundRow.round_no == table.round_no)
+    )
+    assert row is not None
+    row.void_requested_by = caller.name
+    row.void_reason = body["reason"].strip()
+    db.add(
+        SignificantEvent(
+            kind="void_requested",
+            actor=caller.name,
+            table_id=table.id,
+            details={"round": table.round_no, "reason": row.void_reason},
+        )
+    )
+    return {
+        "round": table.round_no,
+        "void_requested_by": caller.name,
+        "reason": row.void_reason,
+        "status": "waiting",
+    }
+
+
+async def confirm_void(
+    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, key: bytes
+) -> StepResult:
+    """A second staff member (not the one who asked) confirms the void: round_voided, every stake back."""
+    caller.need("dealer", "admin")
+    rnd = _current(table, rt)
+    row = await db.scalar(
+        select(RoundRow).where(RoundRow.table_id == table.id, RoundRow.round_no == table.round_no)
+    )
+    assert row is not None
+    if row.void_requested_by is None or row.void_reason is None:
+        raise Conflict("nobody asked to void this round", key="err.api.no_void")
+    if row.void_requested_by == caller.name:
+        raise Forbidden("a void is confirmed by a second staff member", key="err.api.void_second")
+    step = Stepper(db, table, rt, caller.name, key)
+    await step.round_events(rnd.void(row.void_reason))
+    db.add(
+        SignificantEvent(
+            kind="round_voided",
+            actor=caller.name,
+            table_id=table.id,
+            details={
+                "round": table.round_no,
+                "reason": row.void_reason,
+                "requested_by": row.void_requested_by,
+            },
+        )
+    )
+    return step.out
+
+
+async def timer_step(db: AsyncSession, table: CasinoTable, rt: TableRuntime, key: bytes) -> StepResult | None:
+    """A deadline came due: the turn timer answers the pending decision with the engine's default; the
+    betting timer deals. Nothing when the table moved on since the deadline was set (its version)."""
+    if table.deadline_at is None or table.deadline_at > utcnow() or table.deadline_version != table.version:
+        return None
+    kind = table.deadline_kind
+    table.deadline_at = None
+    table.deadline_kind = None
+    if kind == "turn" and table.in_round and rt.round is not None and isinstance(rt.round.pending, Decision):
+        return await _take(db, table, rt, "timer", rt.round.default_action(), key)
+    if kind == "betting" and not table.in_round:
+        try:
+            return await deal(db, table, rt, "timer", key)
+        except (BadBet, InsufficientFunds, Conflict):
+            return StepResult()
+    return StepResult()
+
+
+async def set_deadline(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> None:
+    """The timer the table now runs, fenced by the version it is set at: the turn timer on a holder's
+    decision; at a virtual table the betting timer from the first bet of the round."""
+    now = utcnow()
+    table.deadline_at = table.deadline_kind = table.deadline_version = None
+    if table.in_round:
+        rnd = rt.round
+        if rnd is not None and isinstance(rnd.pending, Decision) and table.turn_seconds:
+            table.deadline_at = now + timedelta(seconds=table.turn_seconds)
+            table.deadline_kind = "turn"
+    elif table.mode == "virtual" and table.betting_seconds and table.status == "open":
+        first = await db.scalar(
+            select(Bet.placed_at).where(Bet.table_id == table.id).order_by(Bet.placed_at).limit(1)
+        )
+        if first is not None:
+            table.deadline_at = first + timedelta(seconds=table.betting_seconds)
+            table.deadline_kind = "betting"
+    if table.deadline_at is not None:
+        table.deadline_version = table.version
+
+
+def pending_json(table: CasinoTable, rt: TableRuntime, viewer: Viewer) -> dict[str, Any] | None:
+    """server.md's ``state.pending``: the card a live table waits for, the decision with its legal
+    answers and deadline, or null between rounds (a virtual table's cards are dealt at once)."""
+    rnd = rt.round
+    if not table.in_round or rnd is None or rnd.pending is None:
+        return None
+    p = rnd.pending
+    if isinstance(p, Decision):
+        out = p.to_json()
+        if table.deadline_kind == "turn" and table.deadline_at is not None:
+            out["deadline"] = table.deadline_at.isoformat().replace("+00:00", "Z")
+        out["holder"] = rt.holders.get(p.seat)
+        return out
+    out = p.to_json()
+    if out.get("replaces") is not None and not (
+        viewer.inspector or (viewer.role == "player" and rt.holders.get(p.seat or 0) == viewer.name)
+    ):
+        out["replaces"] = "??"
+    return out

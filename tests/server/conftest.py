@@ -1,0 +1,111 @@
+"""Fixtures for the table server's tests: a real database (an SQLite file, or a fresh PostgreSQL database
+on 127.0.0.1:5432 dropped afterwards), the app served through Starlette's TestClient (its lifespan runs:
+migrations, the first administrator, the chain checks, the timers), and a small client that logs in."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tapete.server.api import create_app
+from tapete.server.app import prepare
+from tapete.server.config import Settings
+
+PG = os.environ.get("TAPETE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432")
+ADMIN_PASSWORD = "admin-password-1"
+
+
+def _pg_admin() -> Any:
+    import psycopg
+
+    return psycopg.connect(f"{PG}/postgres", autocommit=True)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Every server test runs on the embedded SQLite and on PostgreSQL."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'casino.db'}"
+        return
+    name = f"tapete_test_{uuid.uuid4().hex[:12]}"
+    with _pg_admin() as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"{PG}/{name}"
+    finally:
+        with _pg_admin() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def settings_for(url: str, data_dir: Path, **extra: Any) -> Settings:
+    """A test casino's settings (a fixed shoe key, fast timers)."""
+    return Settings(
+        database_url=url,
+        data_dir=data_dir,
+        admin_password=ADMIN_PASSWORD,
+        shoe_key=bytes(range(32)),
+        timer_interval_seconds=0.05,
+        **extra,
+    )
+
+
+class Api:
+    """A TestClient that speaks as one user at a time (Bearer token per user)."""
+
+    def __init__(self, client: TestClient) -> None:
+        self.client = client
+        self.tokens: dict[str, str] = {}
+
+    def login(self, name: str, password: str) -> str:
+        r = self.client.post("/api/login", json={"username": name, "password": password})
+        assert r.status_code == 200, r.text
+        self.tokens[name] = r.json()["token"]
+        return self.tokens[name]
+
+    def as_(self, name: str, method: str, path: str, **kw: Any) -> Any:
+        headers = dict(kw.pop("headers", {}) or {})
+        if name in self.tokens:
+            headers["Authorization"] = f"Bearer {self.tokens[name]}"
+        return self.client.request(method, path, headers=headers, **kw)
+
+    def ok(self, name: str, method: str, path: str, **kw: Any) -> Any:
+        r = self.as_(name, method, path, **kw)
+        assert r.status_code < 300, (method, path, r.status_code, r.text)
+        return r.json()
+
+    def user(self, name: str, role: str, *, chips: int = 0, password: str = "password-123") -> None:
+        self.ok("admin", "POST", "/api/users", json={"username": name, "password": password, "role": role})
+        self.login(name, password)
+        if chips:
+            self.ok("admin", "POST", "/api/cashier/buy-in", json={"player": name, "amount": chips})
+
+    def table(self, game: str, mode: str = "virtual", **rules: Any) -> int:
+        doc = self.ok(
+            "admin",
+            "POST",
+            "/api/tables",
+            json={"game": game, "name": f"{game} {mode}", "mode": mode, "rules": rules},
+        )
+        return int(doc["id"])
+
+    def state(self, name: str, table: int) -> Any:
+        return self.ok(name, "GET", f"/api/tables/{table}/state")
+
+    def balance(self, name: str) -> int:
+        return int(self.ok(name, "GET", "/api/me")["balance"])
+
+
+@pytest.fixture
+def api(database_url: str, tmp_path: Path) -> Iterator[Api]:
+    """The server on a fresh database, with `admin` logged in."""
+    casino = prepare(settings_for(database_url, tmp_path), say=lambda _: None)
+    with TestClient(create_app(casino)) as client:
+        a = Api(client)
+        a.login("admin", ADMIN_PASSWORD)
+        yield a
