@@ -366,10 +366,20 @@ async def take_seat(
         raise Conflict(f"seat {number} is taken", key="err.api.seat_taken", seat=number)
     mine = [s for s, holder in held if holder == caller.name]
     spec = rt.cls.bet_spec(rt.rules)
-    limit = 1 if spec.one_box_per_player else spec.max_boxes_per_player
-    if len(mine) >= limit:
-        raise Conflict(
-            f"{caller.name} may hold {limit} box(es) at this table", key="err.api.seat_limit", limit=limit
+    if spec.one_box_per_player and mine:  # PyB Art.7b: a player never plays two zones
+        raise BadBet(
+            f"{caller.name} already plays zone {mine[0]} and cannot play two",
+            key="err.bet.two_zones",
+            player=caller.name,
+            zone=mine[0],
+        )
+    if len(mine) >= spec.max_boxes_per_player:  # BJ Art.1ñ, M21 Art.1n: the operator's maximum
+        raise BadBet(
+            f"{caller.name} may hold {spec.max_boxes_per_player} box(es); seat {number} is one more",
+            key="err.bet.too_many_boxes",
+            player=caller.name,
+            limit=spec.max_boxes_per_player,
+            seat=number,
         )
     db.add(Seat(table_id=table.id, seat=number, user_id=caller.user_id))
     await db.flush()
