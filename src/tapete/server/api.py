@@ -449,7 +449,8 @@ def router(casino: Casino) -> APIRouter:
             )
             return tables.table_json(table, await tables.seats_of(db, table.id))
 
-        return await casino.mutate(table_id, run)
+        changed: dict[str, Any] = await casino.mutate(table_id, run)
+        return changed
 
     @api.get("/api/tables/{table_id}/state", tags=["play"])
     async def get_state(table_id: int, caller: Who) -> dict[str, Any]:
@@ -463,14 +464,13 @@ def router(casino: Casino) -> APIRouter:
         fn: Callable[[AsyncSession, CasinoTable, TableRuntime], Awaitable[Any]],
         status: int = 200,
     ) -> Response:
-        async def step(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> Any:
-            result = await fn(db, table, rt)
+        async def answer(db: AsyncSession, table: CasinoTable, rt: TableRuntime, result: Any) -> Any:
             if isinstance(result, tables.StepResult):
-                return await state_of(db, table, rt, caller, after=True)
+                return await state_of(db, table, rt, caller)
             return result
 
         return await guarded(
-            caller, idem, lambda: casino.mutate(table_id, step, caller=caller, idem=idem), status
+            caller, idem, lambda: casino.mutate(table_id, fn, caller=caller, idem=idem, render=answer), status
         )
 
     @api.post("/api/tables/{table_id}/seats", tags=["play"])
@@ -491,7 +491,8 @@ def router(casino: Casino) -> APIRouter:
             await tables.leave_seat(db, table, caller, seat)
             return {"table": table.id, "seat": seat, "holder": None}
 
-        return await casino.mutate(table_id, run)
+        changed: dict[str, Any] = await casino.mutate(table_id, run)
+        return changed
 
     @api.post(
         "/api/tables/{table_id}/bets",
@@ -540,7 +541,8 @@ def router(casino: Casino) -> APIRouter:
             )
             return {"table": table.id, "bets": []}
 
-        return await casino.mutate(table_id, run)
+        changed: dict[str, Any] = await casino.mutate(table_id, run)
+        return changed
 
     @api.post("/api/tables/{table_id}/requests/{rid}", tags=["play"])
     async def post_answer(table_id: int, rid: int, body: AnswerBody, caller: Who, idem: IdemKey) -> Response:

@@ -250,9 +250,11 @@ class Casino:
         *,
         caller: Caller | None = None,
         idem: Idem | None = None,
-    ) -> T:
+        render: Callable[[AsyncSession, CasinoTable, TableRuntime, Any], Awaitable[Any]] | None = None,
+    ) -> Any:
         """A change of one table: under its locks, in one transaction (events, their chain and the
-        ledger together), its version moved, its timer set, committed, then pushed."""
+        ledger together), its version moved, its timer set, committed, then pushed. `render` turns the
+        change's result into the answer once the table's new version and timer are set."""
         async with self.lock(table_id), self._write_lock():
             version = 0
             try:
@@ -266,6 +268,8 @@ class Casino:
                     rt.version = table.version
                     await tables.set_deadline(db, table, rt)
                     version = table.version
+                    if render is not None:
+                        result = await render(db, table, rt, result)
                     if idem is not None and caller is not None:
                         db.add(
                             IdempotencyKey(

@@ -1,0 +1,197 @@
+"""A live table's dealer at work (procedures, a corrected card, a void that needs a second staff member),
+the timers (the turn timer answering for a holder who does not, the betting timer dealing), the player's
+own recall, and a WebSocket client catching up after a reconnection."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from starlette.websockets import WebSocketDisconnect
+
+from tests.server.conftest import Api
+
+
+def _wait(api: Api, table: int, who: str, until: Any, seconds: float = 15) -> Any:
+    deadline = time.monotonic() + seconds
+    while True:
+        state = api.state(who, table)
+        if until(state):
+            return state
+        assert time.monotonic() < deadline, state
+        time.sleep(0.05)
+
+
+def _live_round(api: Api, game: str = "blackjack") -> int:
+    api.user("dora", "dealer")
+    api.user("dani", "dealer")
+    api.user("ana", "player", chips=10_000)
+    table = api.table(game, "live")
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 1000})
+    return table
+
+
+def test_live_procedures_are_events_the_inspector_sees(api: Api) -> None:
+    table = _live_round(api)
+    for body in (
+        {"type": "new_pack"},
+        {"type": "shuffle"},
+        {"type": "cut"},
+        {"type": "burn", "cards": ["5d"]},
+        {"type": "deck_change", "reason": "a marked card"},
+    ):
+        api.ok("dora", "POST", f"/api/tables/{table}/procedures", json=body)
+    r = api.as_("dora", "POST", f"/api/tables/{table}/procedures", json={"type": "deck_change"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request"  # a deck change says why
+    log = api.client.get(
+        f"/api/tables/{table}/log", headers={"Authorization": f"Bearer {api.tokens['admin']}"}
+    ).text
+    for word in ("new_pack", "shuffle", "burn", "a marked card"):
+        assert word in log
+    assert api.ok("admin", "GET", f"/api/tables/{table}/verify")["ok"]
+
+
+def test_a_mistyped_card_is_corrected_with_a_reason_before_any_decision(api: Api) -> None:
+    table = _live_round(api)
+    api.ok("dora", "POST", f"/api/tables/{table}/deal")
+    for card in ("Ts", "9h", "9c"):
+        api.ok("dora", "POST", f"/api/tables/{table}/cards", json={"card": card})
+    api.ok("dora", "POST", f"/api/tables/{table}/cards", json={"card": "Kc"})  # meant 6c
+    state = api.ok(
+        "dora", "POST", f"/api/tables/{table}/corrections", json={"card": "6c", "reason": "typed K for 6"}
+    )
+    assert state["pending"]["decision"] == "surrender"
+    api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "decline"})
+    late = api.as_(
+        "dora", "POST", f"/api/tables/{table}/corrections", json={"card": "7c", "reason": "too late"}
+    )
+    assert late.status_code == 409 and late.json()["error"]["code"] == "conflict"
+    api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "stand"})
+    state = api.ok("dora", "POST", f"/api/tables/{table}/cards", json={"card": "2d"})  # 9 + 6 + 2 = 17
+    assert state["phase"] == "betting"
+    assert api.balance("ana") == 11_000  # 19 beats 17
+    recall = api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")
+    assert recall["corrections"][0]["was"] == "Kc" and recall["corrections"][0]["now"] == "6c"
+    assert recall["corrections"][0]["reason"] == "typed K for 6" and recall["corrections"][0]["by"] == "dora"
+    assert [c["card"] for c in recall["cards"] if not c.get("superseded")] == ["Ts", "9h", "9c", "6c", "2d"]
+    assert any(c["card"] == "Kc" and c.get("superseded") for c in recall["cards"])
+    assert api.ok("admin", "GET", f"/api/tables/{table}/verify")["ok"]
+    kinds = [e["kind"] for e in api.ok("admin", "GET", "/api/events")["events"]]
+    assert "correction" in kinds
+
+
+def test_a_void_needs_a_second_staff_member_and_returns_every_stake(api: Api) -> None:
+    table = _live_round(api)
+    api.ok("dora", "POST", f"/api/tables/{table}/deal")
+    for card in ("Ts", "9h", "9c", "6c"):
+        api.ok("dora", "POST", f"/api/tables/{table}/cards", json={"card": card})
+    api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "decline"})
+    assert api.balance("ana") == 9_000
+    api.ok("dora", "POST", f"/api/tables/{table}/void", json={"reason": "the shoe fell"})
+    same = api.as_("dora", "POST", f"/api/tables/{table}/void/confirm")
+    assert same.status_code == 403  # not by the one who asked
+    player = api.as_("ana", "POST", f"/api/tables/{table}/void/confirm")
+    assert player.status_code == 403
+    state = api.ok("dani", "POST", f"/api/tables/{table}/void/confirm")
+    assert state["phase"] == "betting" and state["view"]["voided"]
+    assert api.balance("ana") == 10_000
+    rounds = api.ok("admin", "GET", f"/api/tables/{table}/rounds")["rounds"]
+    assert rounds[0]["status"] == "voided" and rounds[0]["void_reason"] == "the shoe fell"
+    recall = api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")
+    assert any(e["type"] == "round_voided" and e["by"] == "dani" for e in recall["events"])
+    assert sum(e["amount"] for e in recall["ledger"]) == 0
+
+
+def test_the_turn_timer_answers_for_a_holder_who_does_not(api: Api) -> None:
+    """A disconnected player loses nothing: his stake stays in the round and the timer answers for him
+    with the engine's default (decline an offer, stand on a play decision)."""
+    api.user("dora", "dealer")
+    api.user("ana", "player", chips=10_000)
+    table = api.table("blackjack", "virtual", turn_seconds=0.3)
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 1000})
+    state = api.ok("dora", "POST", f"/api/tables/{table}/deal")
+    if state["pending"] is not None:
+        assert state["pending"]["deadline"]
+        state = _wait(api, table, "ana", lambda s: s["phase"] == "betting")
+    recall = api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")
+    assert recall["status"] == "finished"
+    for decision in recall["decisions"]:
+        assert decision["by"] == "timer"
+        assert decision.get("action", "stand") == "stand" or decision.get("taken") is False
+    totals = recall["bettors"]["ana"]["totals"]
+    assert api.balance("ana") == 10_000 + totals["net"]
+
+
+def test_the_betting_timer_deals_at_a_virtual_table(api: Api) -> None:
+    api.user("ana", "player", chips=10_000)
+    table = api.table("punto_y_banca", "virtual", betting_seconds=0.3)
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    state = api.ok(
+        "ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "banca", "amount": 1000}
+    )
+    state = api.state("ana", table)
+    assert state["deadline_kind"] == "betting"
+    state = _wait(api, table, "ana", lambda s: s["last_round"] == 1)
+    assert state["view"]["finished"]
+    rounds = api.ok("admin", "GET", f"/api/tables/{table}/rounds")["rounds"]
+    assert [r["status"] for r in rounds] == ["finished"]
+
+
+def test_a_player_recalls_his_own_last_rounds_without_what_he_could_not_see(api: Api) -> None:
+    api.user("dora", "dealer")
+    api.user("ana", "player", chips=10_000)
+    api.user("beto", "player", chips=10_000)
+    table = api.table("showdown_poker", "live")
+    for seat, who in ((1, "ana"), (2, "beto")):
+        api.ok(who, "POST", f"/api/tables/{table}/seats", json={"seat": seat})
+        api.ok(who, "POST", f"/api/tables/{table}/bets", json={"seat": seat, "spot": "bet", "amount": 500})
+        api.ok(who, "POST", f"/api/tables/{table}/bets", json={"seat": seat, "spot": "pot", "amount": 100})
+    api.ok("dora", "POST", f"/api/tables/{table}/deal")
+    # ana As Ks Qs, beto 2d 7c 9h, community Jd 3c
+    for card in ("As", "2d", "Jd", "Ks", "7c", "3c", "Qs", "9h"):
+        api.ok("dora", "POST", f"/api/tables/{table}/cards", json={"card": card})
+    api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "decline"})
+    api.ok(
+        "beto",
+        "POST",
+        f"/api/tables/{table}/actions",
+        json={"seat": 2, "action": "exchange", "cards": ["2d"]},
+    )
+    api.ok("dora", "POST", f"/api/tables/{table}/cards", json={"card": "8d"})
+    for seat, who in ((1, "ana"), (2, "beto")):
+        api.ok(who, "POST", f"/api/tables/{table}/actions", json={"seat": seat, "action": "decline"})
+    state = api.state("ana", table)
+    assert state["phase"] == "betting"
+    mine = api.ok("ana", "GET", "/api/me/rounds")["rounds"]
+    assert len(mine) == 1 and mine[0]["round"] == 1 and mine[0]["result"]["staked"] == 600
+    text = str(mine[0]["events"])
+    assert "2d" not in text  # beto's discard never reaches ana
+    assert "As" in text  # her own card
+    beto = str(api.ok("beto", "GET", "/api/me/rounds")["rounds"][0]["events"])
+    assert "2d" in beto and "Ks" not in beto.split("hand")[0]
+
+
+def test_a_websocket_client_catches_up_from_the_version_it_last_saw(api: Api) -> None:
+    api.user("dora", "dealer")
+    api.user("ana", "player", chips=10_000)
+    table = api.table("blackjack", "live")
+    token = api.tokens["ana"]
+    with api.client.websocket_connect(f"/ws/tables/{table}?token={token}") as ws:
+        first = ws.receive_json()
+        assert first["type"] == "state" and first["state"]["table"]["id"] == table
+        seen = first["seq"]
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 1000})
+    with api.client.websocket_connect(f"/ws/tables/{table}?token={token}&since={seen}") as ws:
+        caught = ws.receive_json()
+        assert caught["seq"] > seen
+        assert caught["state"]["seats"][0]["bets"] == [{"player": "ana", "spot": "main", "amount": 1000}]
+    with (
+        pytest.raises(WebSocketDisconnect) as closed,
+        api.client.websocket_connect(f"/ws/tables/{table}?token=nonsense") as ws,
+    ):
+        ws.receive_json()
+    assert closed.value.code == 4401
