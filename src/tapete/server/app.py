@@ -280,6 +280,8 @@ class Casino:
                                 body=_jsonable(result),
                             )
                         )
+            except tables.NoChange:
+                return None  # nothing happened: nothing to commit, no new version, no push
             except BaseException as exc:
                 self.runtimes.pop(
                     table_id, None
@@ -348,7 +350,8 @@ class Casino:
         for table_id in due:
 
             async def fire(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> bool:
-                return await tables.timer_step(db, table, rt, self.key) is not None
+                await tables.timer_step(db, table, rt, self.key)
+                return True
 
             with contextlib.suppress(TapeteError):
                 if await self.mutate(table_id, fire):

@@ -74,6 +74,7 @@ STATUS: dict[str, int] = {
     "illegal_action": 422,
     "live_table_refused": 409,
     "shoe_seal_broken": 409,
+    "unavailable": 503,  # not a refusal: the database did not answer; nothing changed, retry
 }
 
 

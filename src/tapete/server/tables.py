@@ -1042,11 +1042,17 @@ async def confirm_void(
     return step.out
 
 
-async def timer_step(db: AsyncSession, table: CasinoTable, rt: TableRuntime, key: bytes) -> StepResult | None:
+class NoChange(Exception):  # noqa: N818 - a signal, not an error
+    """A table operation that found nothing to do (a timer another process already answered): the
+    transaction is dropped, the table's version does not move, nothing is pushed."""
+
+
+async def timer_step(db: AsyncSession, table: CasinoTable, rt: TableRuntime, key: bytes) -> StepResult:
     """A deadline came due: the turn timer answers the pending decision with the engine's default; the
-    betting timer deals. Nothing when the table moved on since the deadline was set (its version)."""
-    if table.deadline_at is None or table.deadline_at > utcnow() or table.deadline_version != table.version:
-        return None
+    betting timer deals. NoChange when it is not due, or the table moved on since it was set (its fence:
+    the chain's next seq when it was set; another process answered first)."""
+    if table.deadline_at is None or table.deadline_at > utcnow() or table.deadline_version != table.next_seq:
+        raise NoChange()
     kind = table.deadline_kind
     table.deadline_at = None
     table.deadline_kind = None
@@ -1056,13 +1062,20 @@ async def timer_step(db: AsyncSession, table: CasinoTable, rt: TableRuntime, key
         try:
             return await deal(db, table, rt, "timer", key)
         except (BadBet, InsufficientFunds, Conflict):
-            return StepResult()
+            return StepResult()  # the bets could not be dealt: the dealer sees to it
     return StepResult()
 
 
 async def set_deadline(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> None:
-    """The timer the table now runs, fenced by the version it is set at: the turn timer on a holder's
-    decision; at a virtual table the betting timer from the first bet of the round."""
+    """The timer the table now runs: the turn timer on a holder's decision, at a virtual table the
+    betting timer from the first bet of the round. Fenced by the chain's next seq when it was set: a
+    change that writes no event (a seat, a bet) keeps a running timer as it is."""
+    if table.deadline_at is not None and table.deadline_version == table.next_seq:
+        still = (table.deadline_kind == "turn" and table.in_round) or (
+            table.deadline_kind == "betting" and not table.in_round
+        )
+        if still:
+            return
     now = utcnow()
     table.deadline_at = table.deadline_kind = table.deadline_version = None
     if table.in_round:
@@ -1078,7 +1091,7 @@ async def set_deadline(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -
             table.deadline_at = first + timedelta(seconds=table.betting_seconds)
             table.deadline_kind = "betting"
     if table.deadline_at is not None:
-        table.deadline_version = table.version
+        table.deadline_version = table.next_seq
 
 
 def pending_json(table: CasinoTable, rt: TableRuntime, viewer: Viewer) -> dict[str, Any] | None:
