@@ -79,7 +79,9 @@ class Casino:
         self.runtimes: dict[int, TableRuntime] = {}
         self.locks: dict[int, asyncio.Lock] = {}
         self.writer = asyncio.Lock()  # SQLite: one writer at a time
-        self.broker: Broker = RedisBroker(settings.broker_url) if settings.broker_url else LocalBroker()
+        self.broker: Broker = (
+            RedisBroker(settings.broker_url, settings.database_url) if settings.broker_url else LocalBroker()
+        )
         self._timer: asyncio.Task[None] | None = None
         self.postgres = not settings.sqlite
 

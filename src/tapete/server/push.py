@@ -93,14 +93,25 @@ class LocalBroker:
 CHANNEL = "tapete:tables"
 
 
+def channel_of(casino: str) -> str:
+    """The pub/sub channel of one casino (its database), so that casinos sharing a Redis never hear each
+    other's tables."""
+    import hashlib
+
+    return f"{CHANNEL}:{hashlib.sha256(casino.encode()).hexdigest()[:16]}"
+
+
 class RedisBroker(LocalBroker):
     """Pushes between processes through Redis pub/sub (redis-py's asyncio client): every process
     publishes the versions it commits and delivers the ones it hears to its own connections. Pub/sub drops
     what a subscriber missed while away; the clients catch up from the version they last saw."""
 
-    def __init__(self, url: str, on_error: Callable[[BaseException], Awaitable[None]] | None = None) -> None:
+    def __init__(
+        self, url: str, casino: str = "", on_error: Callable[[BaseException], Awaitable[None]] | None = None
+    ) -> None:
         super().__init__()
         self.url = url
+        self.channel = channel_of(casino)
         self._task: asyncio.Task[None] | None = None
         self._client: Any = None
         self._on_error = on_error
@@ -116,10 +127,10 @@ class RedisBroker(LocalBroker):
         import redis.asyncio as redis
 
         while True:
+            client = redis.from_url(self.url)
             try:
-                client = redis.from_url(self.url)
                 pubsub = client.pubsub()
-                await pubsub.subscribe(CHANNEL)
+                await pubsub.subscribe(self.channel)
                 async for message in pubsub.listen():
                     if message.get("type") != "message":
                         continue
@@ -131,6 +142,9 @@ class RedisBroker(LocalBroker):
                 if self._on_error is not None:
                     await self._on_error(exc)
                 await asyncio.sleep(0.5)
+            finally:
+                with contextlib.suppress(Exception):
+                    await client.aclose()
 
     async def publish(self, table_id: int, version: int) -> None:
         """Deliver here at once, and to the other processes through Redis (a failure costs a catch-up)."""
@@ -138,7 +152,7 @@ class RedisBroker(LocalBroker):
         if self._client is None:
             return
         with contextlib.suppress(Exception):
-            await self._client.publish(CHANNEL, json.dumps({"table": table_id, "version": version}))
+            await self._client.publish(self.channel, json.dumps({"table": table_id, "version": version}))
 
     async def stop(self) -> None:
         """Stop listening and close."""

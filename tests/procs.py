@@ -1,0 +1,248 @@
+"""Real processes for the tests that need them: `tapete serve` on a free port, and — for the tests that
+stop a database or a broker — a private PostgreSQL (initdb/pg_ctl in a temporary folder, run as the
+`postgres` user since PostgreSQL refuses root) and a private redis-server, each on a free loopback port.
+Never the machine's shared instances for those."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ADMIN_PASSWORD = "admin-password-1"
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for(check: Any, what: str, seconds: float = 60) -> None:
+    """Poll `check()` until it is true (AssertionError naming `what` after `seconds`)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except Exception:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"{what} did not come up in {seconds} s")
+
+
+class Server:
+    """A `tapete serve` subprocess on a free port with its own TAPETE_HOME and a given database (and
+    broker); it speaks as users by their tokens."""
+
+    def __init__(
+        self,
+        database_url: str,
+        home: Path,
+        *,
+        broker_url: str | None = None,
+        workers: int = 1,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.database_url, self.home, self.broker_url, self.workers = database_url, home, broker_url, workers
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.tokens: dict[str, str] = {}
+        self.env = env or {}
+        self.output = b""
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        env = {
+            **os.environ,
+            "TAPETE_HOME": str(self.home),
+            "TAPETE_ADMIN_PASSWORD": ADMIN_PASSWORD,
+            "TAPETE_SHOE_KEY": "11" * 32,
+            **self.env,
+        }
+        cmd = [
+            sys.executable,
+            "-m",
+            "tapete.cli",
+            "serve",
+            "--port",
+            str(self.port),
+            "--database-url",
+            self.database_url,
+        ]
+        if self.broker_url:
+            cmd += ["--broker-url", self.broker_url]
+        if self.workers > 1:
+            cmd += ["--workers", str(self.workers)]
+        self.proc = subprocess.Popen(
+            cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+        )
+
+        def up() -> bool:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                out = self.proc.stdout.read().decode() if self.proc.stdout else ""
+                raise AssertionError(f"tapete serve exited: {out}")
+            return bool(httpx.get(f"{self.url}/api/health", timeout=1).json().get("ok"))
+
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if up():
+                    return
+            except AssertionError:
+                raise
+            except Exception:
+                pass
+            assert time.monotonic() < deadline, "tapete serve did not come up"
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        """SIGKILL (every process of its group: --workers has children)."""
+        assert self.proc is not None
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def login(self, name: str, password: str) -> None:
+        r = httpx.post(f"{self.url}/api/login", json={"username": name, "password": password}, timeout=10)
+        assert r.status_code == 200, r.text
+        self.tokens[name] = r.json()["token"]
+
+    def request(self, who: str, method: str, path: str, body: Any = None, **kw: Any) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {self.tokens[who]}", **kw.pop("headers", {})}
+        return httpx.request(method, f"{self.url}{path}", json=body, headers=headers, timeout=30, **kw)
+
+    def call(self, who: str, method: str, path: str, body: Any = None, **kw: Any) -> Any:
+        r = self.request(who, method, path, body, **kw)
+        assert r.status_code < 300, (method, path, r.status_code, r.text)
+        return r.json()
+
+
+def postgres_tools() -> Path:
+    """The folder of initdb and pg_ctl of the installed PostgreSQL."""
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
+    if found:
+        return found[-1].parent
+    which = shutil.which("initdb")
+    assert which, "PostgreSQL's initdb is not installed"
+    return Path(which).parent
+
+
+def _as_postgres(cmd: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
+
+
+class PostgresInstance:
+    """A private PostgreSQL cluster in a temporary folder, on a free port (trust auth), to stop and
+    start in a test."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        # its own folder straight under the temporary directory: the `postgres` user must reach it
+        # (pytest's folders are private to root)
+        import tempfile
+
+        root = Path(tempfile.mkdtemp(prefix="tapete-pg-"))
+        self.root = root
+        self.dir = root / "pgdata"
+        self.port = free_port()
+        if os.geteuid() == 0:
+            shutil.chown(root, "postgres", "postgres")
+        bin_dir = postgres_tools()
+        self.pg_ctl = str(bin_dir / "pg_ctl")
+        subprocess.run(
+            _as_postgres(
+                [str(bin_dir / "initdb"), "-D", str(self.dir), "-A", "trust", "-U", "postgres", "--no-sync"]
+            ),
+            check=True,
+            capture_output=True,
+        )
+        self.log = root / "pg.log"
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def start(self) -> None:
+        opts = f"-p {self.port} -k /tmp -c listen_addresses=127.0.0.1 -c fsync=off"
+        subprocess.run(
+            _as_postgres([self.pg_ctl, "-D", str(self.dir), "-o", opts, "-l", str(self.log), "-w", "start"]),
+            check=True,
+            capture_output=True,
+        )
+
+    def stop(self, mode: str = "fast") -> None:
+        subprocess.run(
+            _as_postgres([self.pg_ctl, "-D", str(self.dir), "-m", mode, "-w", "stop"]),
+            check=False,
+            capture_output=True,
+        )
+
+    def remove(self) -> None:
+        """Stop it and delete its folder."""
+        self.stop("immediate")
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class RedisInstance:
+    """A private redis-server on a free port, in a temporary folder, keeping nothing on disk."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.root),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+        def up() -> bool:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+
+        wait_for(up, "redis-server", 20)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
