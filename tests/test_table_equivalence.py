@@ -287,3 +287,29 @@ def test_known_lists_give_the_same_answer_old_and_new(
         assert new[0] == "placed"
     else:
         assert new[0] == "refused" and (new[4], new[3]) == (key, at)
+
+
+def test_check_last_refuses_what_concerns_the_last_bet_alone() -> None:
+    """A bet placed on its own at the server (table.check_last): refused for its own seat, spot, amount,
+    maximum or combination, even when an earlier bet of the list waits for the whole-list checks."""
+    from tapete.errors import BadBet
+    from tapete.games import round_class
+    from tapete.rules import load_rules
+    from tapete.table import RawBet, check_last
+
+    spec = round_class("punto_y_banca").bet_spec(load_rules("punto_y_banca", {}))
+    early = [RawBet(1, "ana", "punto", 50)]  # below the minimum: the whole list's business
+    check_last([*early, RawBet(1, "ana", "punto", 50)], spec)  # 100 in all: the minimum reached
+    for bad, key in (
+        (RawBet(1, "ana", "banca", 500), "err.bet.exclusive"),
+        (RawBet(1, "ana", "punto", 10**6), "err.bet.above_max"),
+        (RawBet(9, "ana", "punto", 500), "err.bet.seat"),
+        (RawBet(1, "ana", "dragon", 500), "err.bet.spot"),
+        (RawBet(1, "ana", "punto", 1.5), "err.bet.amount_whole"),
+    ):
+        try:
+            check_last([*early, bad], spec)
+        except BadBet as exc:
+            assert exc.at == 1 and (exc.key == key or key == "err.bet.amount_whole"), (bad, exc.key)
+        else:
+            raise AssertionError(f"{bad} was not refused")

@@ -127,6 +127,26 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
     that is itself malformed is left out of the whole-list checks. Nothing is kept on refusal.
     """
     plan = _PLANS.get(id(spec)) or memo(_PLANS, spec, lambda: _plan(spec))
+    boxes, problems, first_back = _each_entry(bets, spec, plan)
+    # The whole list: each box (entries refused above are not in them), then the table.
+    for check in plan.box_checks:
+        for problem in check(boxes.values(), spec, plan):  # a loop costs less than += on every round
+            problems.append(problem)
+    if first_back is not None and len(boxes) < spec.seats:
+        problems.append((first_back, _boxes_free(spec, len(boxes))))
+    if plan.most_boxes < spec.seats:  # else nobody can hold one box too many
+        problems += _too_many_boxes(boxes.values(), plan.most_boxes)
+    if problems:
+        at, message = min(problems, key=lambda p: p[0])  # the first entry's; on a tie, the first found
+        raise BadBet(message, at=at, key=message.key, **message.params)
+    return [boxes[s] for s in sorted(boxes)] if len(boxes) > 1 else list(boxes.values())
+
+
+def _each_entry(
+    bets: Sequence[RawBet], spec: BetSpec, plan: _Plan
+) -> tuple[dict[int, Box], list[_Problem], int | None]:
+    """The per-entry checks (seat, spot, amount, back-betting, a second zone, maxima and exclusive pairs
+    as the totals grow): the boxes the accepted entries make, the problems, the first back-bet's index."""
     boxes: dict[int, Box] = {}  # in the order they were first named
     problems: list[_Problem] = []
     zone_of: dict[str, int] = {}  # one_box_per_player: the zone each player plays, as holder or back-bettor
@@ -158,18 +178,20 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
             total = mine[spot] = amount
         if total > plan.ceiling[spot] or spot in plan.paired:
             problems += ((i, message) for message in _over_limits(player, spot, mine, spec, plan))
-    # The whole list: each box (entries refused above are not in them), then the table.
-    for check in plan.box_checks:
-        for problem in check(boxes.values(), spec, plan):  # a loop costs less than += on every round
-            problems.append(problem)
-    if first_back is not None and len(boxes) < spec.seats:
-        problems.append((first_back, _boxes_free(spec, len(boxes))))
-    if plan.most_boxes < spec.seats:  # else nobody can hold one box too many
-        problems += _too_many_boxes(boxes.values(), plan.most_boxes)
-    if problems:
-        at, message = min(problems, key=lambda p: p[0])  # the first entry's; on a tie, the first found
-        raise BadBet(message, at=at, key=message.key, **message.params)
-    return [boxes[s] for s in sorted(boxes)] if len(boxes) > 1 else list(boxes.values())
+    return boxes, problems, first_back
+
+
+def check_last(bets: Sequence[RawBet], spec: BetSpec) -> None:
+    """BadBet when the last of `bets` is refused by a check that concerns it alone (as `place_bets` would
+    judge it in this list: seat, spot, amount, back-betting, a second zone, the maxima, Punto with Banca);
+    what needs the whole list (minimums, main and required bets, every box taken) is for `place_bets`.
+    What a table checks when one bet is placed; the whole table is checked when the bets close."""
+    plan = _PLANS.get(id(spec)) or memo(_PLANS, spec, lambda: _plan(spec))
+    last = len(bets) - 1
+    _, problems, _ = _each_entry(bets, spec, plan)
+    mine = [m for at, m in problems if at == last]
+    if mine:
+        raise BadBet(mine[0], at=last, key=mine[0].key, **mine[0].params)
 
 
 # ---------------------------------------------------------------------------------------- one entry

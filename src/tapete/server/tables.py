@@ -44,23 +44,12 @@ from tapete.server.models import (
 )
 from tapete.session import make_shoe
 from tapete.shoe import SecureRandom, Shoe, open_shoe, seal_shoe
-from tapete.table import RawBet, place_bets
+from tapete.table import RawBet, check_last, place_bets
 
 #: the server's own settings beside the scenario keys (server.md)
 SERVER_KEYS = ("turn_seconds", "betting_seconds")
 #: events the server writes inside a round that the engine does not (left out when the round is rebuilt)
 SERVER_EVENTS = frozenset({"correction"})
-#: refusals of one bet that only the whole list can settle: judged when the bets close, not when placed
-DEFERRED_BET_KEYS = frozenset(
-    {
-        "err.bet.required",
-        "err.bet.side_needs_main",
-        "err.bet.back_boxes_free",
-        "err.bet.holder_no_main",
-        "err.bet.below_min",
-        "err.bet.back_same_side",
-    }
-)
 LIVE_PROCEDURES = ("new_pack", "shuffle", "cut", "burn", "deck_change", "cut_card")
 #: what a payout's outcome is called in the ledger
 PAYOUT_KIND = {"win": "payout", "push": "return", "returned": "return", "surrender": "return"}
@@ -419,19 +408,9 @@ async def _raw_bets(db: AsyncSession, table_id: int) -> list[tuple[RawBet, Bet]]
 
 
 def _check_one(rt: TableRuntime, others: list[RawBet], new: RawBet) -> None:
-    """The refusals that concern one bet (its seat, spot, amount, the table's maximum, what it may be
+    """The refusals that concern one bet (its seat, spot, amount, the table's maximum, what it may not be
     combined with), judged beside the table's other bets; the whole list's are for the deal."""
-    spec = rt.cls.bet_spec(rt.rules)
-    for pool in (others, [b for b in others if b.player == new.player]):
-        try:
-            place_bets([*pool, new], spec)
-            return
-        except BadBet as exc:
-            if exc.at == len(pool) and exc.key not in DEFERRED_BET_KEYS:
-                raise BadBet(exc.message, key=exc.key, **exc.params) from None
-            if exc.at == len(pool) or exc.key in DEFERRED_BET_KEYS:
-                continue
-    return
+    check_last([*others, new], rt.cls.bet_spec(rt.rules))
 
 
 async def place_bet(
@@ -508,6 +487,14 @@ def _check_back_bet(
             key="err.bet.back_boxes_free",
             seats=spec.seats,
             taken=len(held),
+        )
+    if new.spot not in spec.back_spots:
+        raise BadBet(
+            f"back-bettor {new.player} may join only {'/'.join(spec.back_spots)}, not {new.spot}",
+            key="err.bet.back_spot",
+            player=new.player,
+            spots=spec.back_spots,
+            spot=new.spot,
         )
     _check_one(rt, existing, new)
 
@@ -1042,7 +1029,7 @@ async def confirm_void(
     return step.out
 
 
-class NoChange(Exception):  # noqa: N818 - a signal, not an error
+class NoChange(Exception):
     """A table operation that found nothing to do (a timer another process already answered): the
     transaction is dropped, the table's version does not move, nothing is pushed."""
 
