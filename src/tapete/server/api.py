@@ -521,7 +521,8 @@ def router(casino: Casino) -> APIRouter:
 
     @api.delete("/api/tables/{table_id}/bets", tags=["play"])
     async def delete_bets(table_id: int, caller: Who) -> dict[str, Any]:
-        """Take back every bet the caller placed for the next round (before the deal)."""
+        """Take back every bet the caller placed for the next round (before the deal; players)."""
+        caller.need("player")
 
         async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
             if table.in_round:
