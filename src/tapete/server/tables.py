@@ -832,7 +832,7 @@ async def post_card(
 ) -> StepResult:
     """The dealer's next card out of the physical shoe (or a shoe reader's): checked against the pack and
     by the round, then taken (bad_cards, or conflict when the round waits for a decision)."""
-    caller.need("dealer", "admin")
+    caller.need("dealer")  # server.md gives the cards to the dealer alone (the admin may deal, not post)
     if table.mode != "live":
         raise Conflict("a virtual table deals its own cards", key="err.api.virtual_cards")
     rnd = _current(table, rt)
@@ -849,7 +849,7 @@ async def procedure(
 ) -> StepResult:
     """A live table's control procedure (Art.5-6): new pack, shuffle, cut, burn, deck change with its
     reason, or the dealer's signal that the cut card came out. Each is an event the inspector sees."""
-    caller.need("dealer", "admin")
+    caller.need("dealer")  # server.md gives the procedures to the dealer alone
     _check_open(table)
     if table.mode != "live":
         raise Conflict("a virtual table's shoe runs its own procedures", key="err.api.virtual_procedures")
