@@ -450,7 +450,7 @@ def router(casino: Casino) -> APIRouter:
 
         async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
             if body.status == "closed" and table.in_round:
-                raise BadRequest("a table is closed between rounds", key="err.api.close_in_round")
+                raise Conflict("a table is closed between rounds", key="err.api.close_in_round")
             before = table.status
             table.status = body.status
             table.status_reason = body.reason
