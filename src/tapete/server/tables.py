@@ -61,6 +61,9 @@ DEFERRED_BET_KEYS = frozenset(
         "err.bet.back_same_side",
     }
 )
+#: the longest turn or betting time a table may set (a day): a deadline must be a time the clock can
+#: reach (a larger one overflowed the deadline's date; NaN passed the old "positive" check)
+MAX_SECONDS = 86_400
 LIVE_PROCEDURES = ("new_pack", "shuffle", "cut", "burn", "deck_change", "cut_card")
 #: what a payout's outcome is called in the ledger
 PAYOUT_KIND = {"win": "payout", "push": "return", "returned": "return", "surrender": "return"}
@@ -109,12 +112,15 @@ def parse_settings(game: object, rules: object, mode: object) -> tuple[str, Comm
         if key in rules:
             value = rules[key]
             if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
+                isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_SECONDS
             ):
                 from tapete.errors import InvalidRules
 
                 raise InvalidRules(
-                    f"{key} must be a positive number of seconds or null", key="err.api.seconds", setting=key
+                    f"{key} must be a positive number of seconds up to {MAX_SECONDS}, or null",
+                    key="err.api.seconds",
+                    setting=key,
+                    max=MAX_SECONDS,
                 )
             server[key] = value
     if mode == "live" and server["betting_seconds"] is not None:
