@@ -202,7 +202,8 @@ async def who(request: Request) -> Caller:
 
 async def idem_of(request: Request, idempotency_key: Annotated[str | None, Header()] = None) -> Idem | None:
     """The request's Idempotency-Key (server.md), with what identifies the request."""
-    return Idem.of(idempotency_key, request.method, request.url.path, await request.body())
+    lang = language(request.headers.get("accept-language"))
+    return Idem.of(idempotency_key, request.method, request.url.path, await request.body(), lang)
 
 
 Who = Annotated[Caller, Depends(who)]
@@ -223,7 +224,7 @@ def router(casino: Casino) -> APIRouter:
             return JSONResponse(replay.body, status_code=replay.status)
         except TapeteError as exc:
             if idem is not None and not isinstance(exc, type(None)):
-                body = error_body(exc, "es")
+                body = error_body(exc, idem.lang)
                 await casino.remember_refusal(caller, idem, status_of(exc), body)
             raise
         return JSONResponse(result, status_code=status)
@@ -530,7 +531,7 @@ def router(casino: Casino) -> APIRouter:
             )
         except TapeteError as exc:
             if idem is not None:
-                await casino.remember_refusal(caller, idem, status_of(exc), error_body(exc, "es"))
+                await casino.remember_refusal(caller, idem, status_of(exc), error_body(exc, idem.lang))
             raise
         return JSONResponse(result, status_code=holder_status.get("status", 200))
 

@@ -49,14 +49,16 @@ class Idem:
 
     key: str
     fingerprint: str
+    #: the caller's language: a refusal is remembered as it was said to him
+    lang: str = "es"
 
     @classmethod
-    def of(cls, key: str | None, method: str, path: str, body: bytes) -> Idem | None:
+    def of(cls, key: str | None, method: str, path: str, body: bytes, lang: str = "es") -> Idem | None:
         """The key of a request (None without the header)."""
         if not key:
             return None
         digest = hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + body).hexdigest()
-        return cls(key[:200], digest)
+        return cls(key[:200], digest, lang)
 
 
 class Replay(Exception):
