@@ -129,8 +129,7 @@ async def login(
     user = await db.scalar(select(User).where(User.name == name))
     ok = user is not None and user.active and check_password(user.password_hash, password)
     if not ok or user is None:
-        db.add(LoginFailure(name=name[:64], address=address[:64]))
-        raise Unauthorized("wrong user name or password", key="err.api.login")
+        raise Unauthorized("wrong user name or password", key="err.api.login")  # record_failure counts it
     await db.execute(delete(LoginFailure).where(LoginFailure.name == name))
     previous = user.last_login_at
     user.previous_login_at = previous
@@ -146,6 +145,12 @@ async def login(
         )
     )
     return token, user, previous
+
+
+async def record_failure(db: AsyncSession, name: str, address: str) -> None:
+    """Count a failed login of `name` from `address` for the lockout; written in a transaction of its
+    own, since the refused login's is rolled back."""
+    db.add(LoginFailure(name=name[:64], address=address[:64]))
 
 
 async def authenticate(db: AsyncSession, settings: Settings, token: str | None) -> Caller:

@@ -27,7 +27,7 @@ from tapete.server import accounts, inspector, ledger, tables
 from tapete.server.accounts import Caller
 from tapete.server.app import Casino, Idem, Replay, health, lifespan_of
 from tapete.server.config import VERSION
-from tapete.server.errors import Conflict, Forbidden, NotFound, error_body, language, status_of
+from tapete.server.errors import Conflict, Forbidden, NotFound, Unauthorized, error_body, language, status_of
 from tapete.server.models import ROLES, BackBetRequest, Bet, CasinoTable, LedgerEntry, SignificantEvent, User
 from tapete.server.tables import TableRuntime
 
@@ -252,7 +252,9 @@ def router(casino: Casino) -> APIRouter:
 
         try:
             return await casino.run(run)
-        except TapeteError:
+        except Unauthorized as exc:  # the refusal rolled its transaction back: count it in its own
+            if exc.key == "err.api.login":
+                await casino.run(lambda db: accounts.record_failure(db, body.username, address))
             raise
 
     @api.post("/api/logout", tags=["people"])
