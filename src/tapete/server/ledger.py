@@ -132,9 +132,18 @@ async def committed(db: AsyncSession, user_id: int) -> int:
     return int(bets or 0) + int(asks or 0)
 
 
-async def available(db: AsyncSession, user: User) -> tuple[int, int]:
-    """(balance, what he may still bet or cash out: the balance less what he has committed)."""
+async def available(db: AsyncSession, user: User, *, lock: bool = False) -> tuple[int, int]:
+    """(balance, what he may still bet or cash out: the balance less what he has committed).
+
+    With `lock`, for a change that spends it: the wallet's row is locked for the rest of the transaction
+    (PostgreSQL's SELECT … FOR UPDATE; SQLite has one writer) before the balance and the commitments are
+    read, so that bets at two tables, a cash-out and a decision taken at once cannot each spend the same
+    free chips (each table's own lock does not order them)."""
     account = await wallet(db, user)
+    if lock:
+        locked = await db.scalar(select(Account.balance).where(Account.id == account.id).with_for_update())
+        assert locked is not None
+        account.balance = locked
     return account.balance, account.balance - await committed(db, user.id)
 
 
@@ -143,7 +152,7 @@ async def cashier(db: AsyncSession, user: User, amount: int, *, out: bool, actor
     returns the new balance."""
     account = await wallet(db, user)
     if out:
-        balance, free = await available(db, user)
+        balance, free = await available(db, user, lock=True)
         if amount > free:
             raise InsufficientFunds(
                 f"{user.name} may cash out {free} (balance {balance}, the rest is on bets)",

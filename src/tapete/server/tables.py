@@ -456,7 +456,7 @@ async def place_bet(
     else:
         _check_back_bet(rt, await seats_of(db, table.id), existing, new)
     assert isinstance(amount, int) and isinstance(spot, str)
-    _, free = await ledger.available(db, user)
+    _, free = await ledger.available(db, user, lock=True)
     if amount > free:
         raise InsufficientFunds(
             f"{caller.name} has {free} free for bets and this bet is {amount}",
@@ -536,7 +536,7 @@ async def answer_request(
     _check_back_bet(rt, await seats_of(db, table.id), existing, new)
     request.status = "accepted"
     await db.flush()
-    balance, free = await ledger.available(db, requester)
+    balance, free = await ledger.available(db, requester, lock=True)
     if free < 0:
         raise InsufficientFunds(
             f"{requester.name} no longer has the chips for this back-bet",
@@ -809,13 +809,13 @@ async def act(
     if cost:
         user = await db.get(User, caller.user_id)
         assert user is not None
-        balance = (await ledger.wallet(db, user)).balance
-        if balance < cost:
+        _, free = await ledger.available(db, user, lock=True)  # not the chips his other bets wait with
+        if free < cost:
             raise InsufficientFunds(
-                f"{caller.name} has {balance} and this decision takes {cost}",
+                f"{caller.name} has {free} free and this decision takes {cost}",
                 key="err.api.funds",
                 player=caller.name,
-                balance=balance,
+                balance=free,
                 amount=cost,
             )
     return await _take(db, table, rt, caller.name, action, key)
