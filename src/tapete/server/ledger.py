@@ -6,7 +6,7 @@ zero (checked here first, for a clean refusal, and by the database)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import func, select, update
@@ -118,6 +118,24 @@ async def post(
         out.append(entry)
     await db.flush()
     return out
+
+
+async def lock_wallets(db: AsyncSession, players: Iterable[str]) -> dict[str, int]:
+    """Lock the wallets of `players` for the rest of the transaction, all at once and in one order (by
+    account id), and give their balances. A table step that may move several players' chips (a deal, a
+    decision, card or timer that ends a round, a void) takes them so before it moves any: two tables
+    that seat the same players in other orders then wait for each other instead of deadlocking
+    (PostgreSQL; on SQLite there is one writer and FOR UPDATE is not written)."""
+    names = sorted({f"wallet:{p}" for p in players})
+    if not names:
+        return {}
+    rows = await db.execute(
+        select(Account.name, Account.balance)
+        .where(Account.name.in_(names))
+        .order_by(Account.id)
+        .with_for_update()
+    )
+    return {name.removeprefix("wallet:"): balance for name, balance in rows.all()}
 
 
 async def committed(db: AsyncSession, user_id: int) -> int:

@@ -242,6 +242,11 @@ async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tup
     return rt, owed
 
 
+def _bettors(rnd: Round) -> set[str]:
+    """Everyone who staked in the round (holders and back-bettors): the wallets its end moves."""
+    return {ev["player"] for ev in rnd.events if ev.get("type") == "stake"}
+
+
 def _holders(events: Sequence[Event]) -> dict[int, str]:
     """Each box's holder in a round (the first bettor staked on it)."""
     out: dict[int, str] = {}
@@ -630,6 +635,7 @@ class Stepper:
         procedures the round caused; the round's row closed."""
         rnd = self.rt.round
         assert rnd is not None and rnd.finished
+        await ledger.lock_wallets(self.db, _bettors(rnd))
         table_account = await ledger.table_account(self.db, self.table.id)
         house = await ledger.house(self.db)
         rows = await chain.records(self.db, self.table.id, round_id=self.table.round_no)
@@ -725,10 +731,9 @@ async def deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, 
     for raw, _ in pairs:
         assert isinstance(raw.player, str) and isinstance(raw.amount, int)
         need[raw.player] = need.get(raw.player, 0) + raw.amount
+    balances = await ledger.lock_wallets(db, need)
     for player, amount in need.items():
-        user = await db.scalar(select(User).where(User.name == player))
-        assert user is not None
-        balance = (await ledger.wallet(db, user)).balance
+        balance = balances.get(player, 0)
         if balance < amount:
             raise InsufficientFunds(
                 f"{player} has {balance} and his bets are {amount}",
@@ -805,6 +810,7 @@ async def act(
             raise Forbidden("only the box's holder decides for it", key="err.api.not_holder")
     if not isinstance(pending, Decision):
         rnd.verify(action)  # raises: the round waits for a card
+    await ledger.lock_wallets(db, _bettors(rnd))  # before any: the step may settle the round
     cost = rnd.chips_for(action)
     if cost:
         user = await db.get(User, caller.user_id)
