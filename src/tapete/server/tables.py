@@ -189,7 +189,17 @@ async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tup
     if table.round_no:
         rows = await chain.records(db, table.id, round_id=table.round_no)
         events = effective_events(rows)
-        rnd = rebuild(events) if events else None
+        try:
+            rnd = rebuild(events) if events else None
+        except TapeteError as exc:  # records altered behind the server's back (verify names them)
+            if table.in_round:
+                raise Conflict(
+                    f"the records of round {table.round_no} do not rebuild it ({exc.message}): "
+                    "the table cannot go on with it",
+                    key="err.api.round_records",
+                    round=table.round_no,
+                ) from None
+            rnd = None  # a finished round: nothing of it to show, and the table may play on
         if table.in_round:
             rt.round = rnd
         else:
