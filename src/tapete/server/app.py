@@ -123,6 +123,7 @@ class Casino:
         if reason and table.status != "suspended":
             table.status = "suspended"
             table.status_reason = f"chain check failed at start: {reason}"
+            table.deadline_at = table.deadline_kind = table.deadline_version = None  # no timer plays
             db.add(
                 SignificantEvent(
                     kind="table_suspended", table_id=table.id, details={"reason": table.status_reason}

@@ -1059,6 +1059,8 @@ async def timer_step(db: AsyncSession, table: CasinoTable, rt: TableRuntime, key
     betting timer deals. Nothing when the table moved on since the deadline was set (its version)."""
     if table.deadline_at is None or table.deadline_at > utcnow() or table.deadline_version != table.version:
         return None
+    if table.status != "open":  # no play at a suspended or closed table, not even the timer's
+        return None
     kind = table.deadline_kind
     table.deadline_at = None
     table.deadline_kind = None
@@ -1077,12 +1079,14 @@ async def set_deadline(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -
     decision; at a virtual table the betting timer from the first bet of the round."""
     now = utcnow()
     table.deadline_at = table.deadline_kind = table.deadline_version = None
+    if table.status != "open":  # reopening sets it again: the holder gets a whole turn
+        return
     if table.in_round:
         rnd = rt.round
         if rnd is not None and isinstance(rnd.pending, Decision) and table.turn_seconds:
             table.deadline_at = now + timedelta(seconds=table.turn_seconds)
             table.deadline_kind = "turn"
-    elif table.mode == "virtual" and table.betting_seconds and table.status == "open":
+    elif table.mode == "virtual" and table.betting_seconds:
         first = await db.scalar(
             select(Bet.placed_at).where(Bet.table_id == table.id).order_by(Bet.placed_at).limit(1)
         )
