@@ -481,14 +481,13 @@ def router(casino: Casino) -> APIRouter:
         fn: Callable[[AsyncSession, CasinoTable, TableRuntime], Awaitable[Any]],
         status: int = 200,
     ) -> Response:
-        async def step(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> Any:
-            result = await fn(db, table, rt)
-            if isinstance(result, tables.StepResult):
+        async def answer(db: AsyncSession, table: CasinoTable, rt: TableRuntime, result: Any) -> Any:
+            if isinstance(result, tables.StepResult):  # the state as committed: new seq, new deadline
                 return await state_of(db, table, rt, caller, after=True)
             return result
 
         return await guarded(
-            caller, idem, lambda: casino.mutate(table_id, step, caller=caller, idem=idem), status
+            caller, idem, lambda: casino.mutate(table_id, fn, caller=caller, idem=idem, then=answer), status
         )
 
     @api.post("/api/tables/{table_id}/seats", tags=["play"])

@@ -253,9 +253,11 @@ class Casino:
         *,
         caller: Caller | None = None,
         idem: Idem | None = None,
+        then: Callable[[AsyncSession, CasinoTable, TableRuntime, T], Awaitable[T]] | None = None,
     ) -> T:
         """A change of one table: under its locks, in one transaction (events, their chain and the
-        ledger together), its version moved, its timer set, committed, then pushed."""
+        ledger together), its version moved, its timer set, committed, then pushed. `then` makes the
+        answer from what `fn` returned once the version and the timer are set, so that it shows them."""
         async with self.lock(table_id), self._write_lock():
             version = 0
             try:
@@ -269,6 +271,8 @@ class Casino:
                     rt.version = table.version
                     await tables.set_deadline(db, table, rt)
                     version = table.version
+                    if then is not None:
+                        result = await then(db, table, rt, result)
                     if idem is not None and caller is not None:
                         db.add(
                             IdempotencyKey(
