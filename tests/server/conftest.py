@@ -109,3 +109,27 @@ def api(database_url: str, tmp_path: Path) -> Iterator[Api]:
         a = Api(client)
         a.login("admin", ADMIN_PASSWORD)
         yield a
+
+
+@pytest.fixture
+def fast_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """argon2id with the smallest costs, for tests that make many users: a real login costs ~0.4 s of
+    CPU on this machine (the production parameters are checked in test_people.py)."""
+    from argon2 import PasswordHasher
+
+    from tapete.server import accounts
+
+    monkeypatch.setattr(accounts, "_HASHER", PasswordHasher(time_cost=1, memory_cost=64, parallelism=1))
+
+
+@pytest.fixture
+def sql(database_url: str) -> Iterator[Any]:
+    """A synchronous SQLAlchemy engine on the test's database, to read (or tamper with) rows behind the
+    API's back; disposed before the database is dropped."""
+    import sqlalchemy as sa
+
+    from tapete.server.config import sync_url
+
+    engine = sa.create_engine(sync_url(database_url))
+    yield engine
+    engine.dispose()

@@ -24,8 +24,9 @@ from tapete.server.models import ROLES, LoginFailure, LoginSession, SignificantE
 #: argon2id (argon2-cffi's default type) with its library defaults (RFC 9106's low-memory profile).
 _HASHER = PasswordHasher()
 NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
-#: Touching a session's last-seen time on every request would write on every read; once a minute is
-#: enough for an idle limit counted in minutes.
+#: Touching a session's last-seen time on every request would write on every read: it is touched at
+#: most every 30 seconds, and at least ten times per idle limit (a short limit must not end a session
+#: that is in use because its last touch is older than the limit).
 TOUCH_EVERY = timedelta(seconds=30)
 
 
@@ -128,8 +129,7 @@ async def login(
     user = await db.scalar(select(User).where(User.name == name))
     ok = user is not None and user.active and check_password(user.password_hash, password)
     if not ok or user is None:
-        db.add(LoginFailure(name=name[:64], address=address[:64]))
-        raise Unauthorized("wrong user name or password", key="err.api.login")
+        raise Unauthorized("wrong user name or password", key="err.api.login")  # record_failure counts it
     await db.execute(delete(LoginFailure).where(LoginFailure.name == name))
     previous = user.last_login_at
     user.previous_login_at = previous
@@ -145,6 +145,12 @@ async def login(
         )
     )
     return token, user, previous
+
+
+async def record_failure(db: AsyncSession, name: str, address: str) -> None:
+    """Count a failed login of `name` from `address` for the lockout; written in a transaction of its
+    own, since the refused login's is rolled back."""
+    db.add(LoginFailure(name=name[:64], address=address[:64]))
 
 
 async def authenticate(db: AsyncSession, settings: Settings, token: str | None) -> Caller:
@@ -164,12 +170,13 @@ async def authenticate(db: AsyncSession, settings: Settings, token: str | None) 
     now = utcnow()
     if session.ended_at is not None or not user.active:
         raise Unauthorized("this session has ended: log in again", key="err.api.session_ended")
-    if now - session.last_seen_at > timedelta(minutes=settings.session_idle_minutes):
+    idle = timedelta(minutes=settings.session_idle_minutes)
+    if now - session.last_seen_at > idle:
         session.ended_at = now
         session.ended_reason = "idle"
         await db.commit()
         raise Unauthorized("the session ended after being idle: log in again", key="err.api.session_idle")
-    if now - session.last_seen_at > TOUCH_EVERY:
+    if now - session.last_seen_at > min(TOUCH_EVERY, idle / 10):
         session.last_seen_at = now
         await db.commit()
     return Caller(user.id, user.name, user.role, session.id)

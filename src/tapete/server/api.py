@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import Path as InPath
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
@@ -26,11 +27,25 @@ from tapete.server import accounts, inspector, ledger, tables
 from tapete.server.accounts import Caller
 from tapete.server.app import Casino, Idem, Replay, health, lifespan_of
 from tapete.server.config import VERSION
-from tapete.server.errors import Conflict, Forbidden, NotFound, error_body, language, status_of
+from tapete.server.errors import Conflict, Forbidden, NotFound, Unauthorized, error_body, language, status_of
 from tapete.server.models import ROLES, BackBetRequest, Bet, CasinoTable, LedgerEntry, SignificantEvent, User
 from tapete.server.tables import TableRuntime
 
 STATIC = Path(__file__).resolve().parent / "static"
+
+
+#: the largest id or number a path or query may name: what the database's integer columns hold
+MAX_ID = 2**31 - 1
+#: the largest amount a request may carry (ten thousand million soles in céntimos): far above any table
+#: limit or buy-in, far below what the ledger's 64-bit balances hold
+MAX_AMOUNT = 10**12
+#: a number in a path: a table's id, a seat, a request, a round
+Id = Annotated[int, InPath(ge=0, le=MAX_ID)]
+Since = Annotated[int, Query(ge=0, le=MAX_ID, description="events after this id")]
+#: integers in bodies: a box, a hand, an amount (the engine judges the values; these bounds only keep
+#: what no table can mean from reaching the database)
+BodyInt = Annotated[StrictInt, Field(ge=-MAX_ID, le=MAX_ID)]
+BodyAmount = Annotated[StrictInt, Field(le=MAX_AMOUNT, description="money units (céntimos by default)")]
 
 
 # ---------------------------------------------------------------------------------------------- bodies
@@ -59,7 +74,7 @@ class UserChange(Body):
 
 class CashierBody(Body):
     player: StrictStr
-    amount: StrictInt = Field(description="money units (céntimos by default), positive")
+    amount: BodyAmount
 
 
 class TableBody(Body):
@@ -77,13 +92,13 @@ class TableChange(Body):
 
 
 class SeatBody(Body):
-    seat: StrictInt
+    seat: BodyInt
 
 
 class BetBody(Body):
-    seat: StrictInt
+    seat: BodyInt
     spot: StrictStr
-    amount: StrictInt
+    amount: BodyAmount
 
 
 class AnswerBody(Body):
@@ -91,10 +106,10 @@ class AnswerBody(Body):
 
 
 class ActionBody(Body):
-    seat: StrictInt
+    seat: BodyInt
     action: StrictStr
-    hand: StrictInt | None = None
-    amount: StrictInt | None = None
+    hand: BodyInt | None = None
+    amount: BodyAmount | None = None
     cards: list[StrictStr] | None = None
 
 
@@ -187,7 +202,8 @@ async def who(request: Request) -> Caller:
 
 async def idem_of(request: Request, idempotency_key: Annotated[str | None, Header()] = None) -> Idem | None:
     """The request's Idempotency-Key (server.md), with what identifies the request."""
-    return Idem.of(idempotency_key, request.method, request.url.path, await request.body())
+    lang = language(request.headers.get("accept-language"))
+    return Idem.of(idempotency_key, request.method, request.url.path, await request.body(), lang)
 
 
 Who = Annotated[Caller, Depends(who)]
@@ -208,7 +224,7 @@ def router(casino: Casino) -> APIRouter:
             return JSONResponse(replay.body, status_code=replay.status)
         except TapeteError as exc:
             if idem is not None and not isinstance(exc, type(None)):
-                body = error_body(exc, "es")
+                body = error_body(exc, idem.lang)
                 await casino.remember_refusal(caller, idem, status_of(exc), body)
             raise
         return JSONResponse(result, status_code=status)
@@ -236,7 +252,9 @@ def router(casino: Casino) -> APIRouter:
 
         try:
             return await casino.run(run)
-        except TapeteError:
+        except Unauthorized as exc:  # the refusal rolled its transaction back: count it in its own
+            if exc.key == "err.api.login":
+                await casino.run(lambda db: accounts.record_failure(db, body.username, address))
             raise
 
     @api.post("/api/logout", tags=["people"])
@@ -418,7 +436,7 @@ def router(casino: Casino) -> APIRouter:
             return {"tables": [tables.table_json(t, await tables.seats_of(db, t.id)) for t in rows]}
 
     @api.get("/api/tables/{table_id}", tags=["tables"])
-    async def get_table(table_id: int, caller: Who) -> dict[str, Any]:
+    async def get_table(table_id: Id, caller: Who) -> dict[str, Any]:
         """One table."""
         async with casino.db() as db:
             table = await db.get(CasinoTable, table_id)
@@ -427,7 +445,7 @@ def router(casino: Casino) -> APIRouter:
             return tables.table_json(table, await tables.seats_of(db, table.id))
 
     @api.patch("/api/tables/{table_id}", tags=["tables"])
-    async def patch_table(table_id: int, body: TableChange, caller: Who) -> dict[str, Any]:
+    async def patch_table(table_id: Id, body: TableChange, caller: Who) -> dict[str, Any]:
         """Suspend, reopen (after a failed chain check too) or close a table, with a reason (admin)."""
         caller.need("admin")
         if body.status not in ("open", "suspended", "closed") or not body.reason.strip():
@@ -435,7 +453,7 @@ def router(casino: Casino) -> APIRouter:
 
         async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
             if body.status == "closed" and table.in_round:
-                raise BadRequest("a table is closed between rounds", key="err.api.close_in_round")
+                raise Conflict("a table is closed between rounds", key="err.api.close_in_round")
             before = table.status
             table.status = body.status
             table.status_reason = body.reason
@@ -453,7 +471,7 @@ def router(casino: Casino) -> APIRouter:
         return changed
 
     @api.get("/api/tables/{table_id}/state", tags=["play"])
-    async def get_state(table_id: int, caller: Who) -> dict[str, Any]:
+    async def get_state(table_id: Id, caller: Who) -> dict[str, Any]:
         """The caller's view of the table (server.md): never a card the table has not shown him."""
         return await casino.read(table_id, lambda db, t, rt: state_of(db, t, rt, caller))
 
@@ -465,16 +483,16 @@ def router(casino: Casino) -> APIRouter:
         status: int = 200,
     ) -> Response:
         async def answer(db: AsyncSession, table: CasinoTable, rt: TableRuntime, result: Any) -> Any:
-            if isinstance(result, tables.StepResult):
-                return await state_of(db, table, rt, caller)
+            if isinstance(result, tables.StepResult):  # the state as committed: new seq, new deadline
+                return await state_of(db, table, rt, caller, after=True)
             return result
 
         return await guarded(
-            caller, idem, lambda: casino.mutate(table_id, fn, caller=caller, idem=idem, render=answer), status
+            caller, idem, lambda: casino.mutate(table_id, fn, caller=caller, idem=idem, then=answer), status
         )
 
     @api.post("/api/tables/{table_id}/seats", tags=["play"])
-    async def post_seat(table_id: int, body: SeatBody, caller: Who, idem: IdemKey) -> Response:
+    async def post_seat(table_id: Id, body: SeatBody, caller: Who, idem: IdemKey) -> Response:
         """Take a box or zone (players)."""
 
         async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
@@ -484,7 +502,7 @@ def router(casino: Casino) -> APIRouter:
         return await play(table_id, caller, idem, run)
 
     @api.delete("/api/tables/{table_id}/seats/{seat}", tags=["play"])
-    async def delete_seat(table_id: int, seat: int, caller: Who) -> dict[str, Any]:
+    async def delete_seat(table_id: Id, seat: Id, caller: Who) -> dict[str, Any]:
         """Leave a box, between rounds (its holder)."""
 
         async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
@@ -499,7 +517,7 @@ def router(casino: Casino) -> APIRouter:
         tags=["play"],
         responses={202: {"description": "a back-bet request waits"}},
     )
-    async def post_bet(table_id: int, body: BetBody, caller: Who, idem: IdemKey) -> Response:
+    async def post_bet(table_id: Id, body: BetBody, caller: Who, idem: IdemKey) -> Response:
         """A bet for the next round; on another's box, a back-bet request (202) that waits for him."""
         holder_status: dict[str, int] = {}
 
@@ -516,13 +534,14 @@ def router(casino: Casino) -> APIRouter:
             )
         except TapeteError as exc:
             if idem is not None:
-                await casino.remember_refusal(caller, idem, status_of(exc), error_body(exc, "es"))
+                await casino.remember_refusal(caller, idem, status_of(exc), error_body(exc, idem.lang))
             raise
         return JSONResponse(result, status_code=holder_status.get("status", 200))
 
     @api.delete("/api/tables/{table_id}/bets", tags=["play"])
-    async def delete_bets(table_id: int, caller: Who) -> dict[str, Any]:
-        """Take back every bet the caller placed for the next round (before the deal)."""
+    async def delete_bets(table_id: Id, caller: Who) -> dict[str, Any]:
+        """Take back every bet the caller placed for the next round (before the deal; players)."""
+        caller.need("player")
 
         async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
             if table.in_round:
@@ -545,7 +564,7 @@ def router(casino: Casino) -> APIRouter:
         return changed
 
     @api.post("/api/tables/{table_id}/requests/{rid}", tags=["play"])
-    async def post_answer(table_id: int, rid: int, body: AnswerBody, caller: Who, idem: IdemKey) -> Response:
+    async def post_answer(table_id: Id, rid: Id, body: AnswerBody, caller: Who, idem: IdemKey) -> Response:
         """The holder accepts or refuses a back-bet request on his box."""
         return await play(
             table_id,
@@ -555,7 +574,7 @@ def router(casino: Casino) -> APIRouter:
         )
 
     @api.post("/api/tables/{table_id}/deal", tags=["play"])
-    async def post_deal(table_id: int, caller: Who, idem: IdemKey) -> Response:
+    async def post_deal(table_id: Id, caller: Who, idem: IdemKey) -> Response:
         """Close the bets ("no va más") and start the round (dealer, admin)."""
         caller.need("dealer", "admin")
         return await play(
@@ -563,7 +582,7 @@ def router(casino: Casino) -> APIRouter:
         )
 
     @api.post("/api/tables/{table_id}/actions", tags=["play"])
-    async def post_action(table_id: int, body: ActionBody, caller: Who, idem: IdemKey) -> Response:
+    async def post_action(table_id: Id, body: ActionBody, caller: Who, idem: IdemKey) -> Response:
         """The holder's decision on his box: one of `state.pending.legal`."""
         raw = body.model_dump(exclude_none=True)
         return await play(
@@ -571,7 +590,7 @@ def router(casino: Casino) -> APIRouter:
         )
 
     @api.post("/api/tables/{table_id}/cards", tags=["live"])
-    async def post_card(table_id: int, body: CardBody, caller: Who, idem: IdemKey) -> Response:
+    async def post_card(table_id: Id, body: CardBody, caller: Who, idem: IdemKey) -> Response:
         """The next card out of the physical shoe (dealer, live tables)."""
         raw = body.model_dump()
         return await play(
@@ -579,7 +598,7 @@ def router(casino: Casino) -> APIRouter:
         )
 
     @api.post("/api/tables/{table_id}/procedures", tags=["live"])
-    async def post_procedure(table_id: int, body: ProcedureBody, caller: Who, idem: IdemKey) -> Response:
+    async def post_procedure(table_id: Id, body: ProcedureBody, caller: Who, idem: IdemKey) -> Response:
         """A control procedure of a live table: new_pack, shuffle, cut, burn, deck_change (with its
         reason), or cut_card (the cut card came out)."""
         raw = body.model_dump(exclude_none=True)
@@ -588,7 +607,7 @@ def router(casino: Casino) -> APIRouter:
         )
 
     @api.post("/api/tables/{table_id}/corrections", tags=["live"])
-    async def post_correction(table_id: int, body: CorrectionBody, caller: Who, idem: IdemKey) -> Response:
+    async def post_correction(table_id: Id, body: CorrectionBody, caller: Who, idem: IdemKey) -> Response:
         """The dealer corrects the last card he entered, with a reason, before any decision on it."""
         raw = body.model_dump()
         return await play(
@@ -596,7 +615,7 @@ def router(casino: Casino) -> APIRouter:
         )
 
     @api.post("/api/tables/{table_id}/void", tags=["live"])
-    async def post_void(table_id: int, body: VoidBody, caller: Who, idem: IdemKey) -> Response:
+    async def post_void(table_id: Id, body: VoidBody, caller: Who, idem: IdemKey) -> Response:
         """Ask to void the round in play (every stake returned); a second staff member confirms."""
         raw = body.model_dump()
         return await play(
@@ -604,7 +623,7 @@ def router(casino: Casino) -> APIRouter:
         )
 
     @api.post("/api/tables/{table_id}/void/confirm", tags=["live"])
-    async def post_void_confirm(table_id: int, caller: Who, idem: IdemKey) -> Response:
+    async def post_void_confirm(table_id: Id, caller: Who, idem: IdemKey) -> Response:
         """A second staff member confirms the void."""
         return await play(
             table_id, caller, idem, lambda db, t, rt: tables.confirm_void(db, t, rt, caller, casino.key)
@@ -618,7 +637,7 @@ def router(casino: Casino) -> APIRouter:
         return table
 
     @api.get("/api/tables/{table_id}/rounds", tags=["inspector"])
-    async def get_rounds(table_id: int, caller: Who) -> dict[str, Any]:
+    async def get_rounds(table_id: Id, caller: Who) -> dict[str, Any]:
         """The table's rounds: number, status, times (inspector, admin)."""
         caller.need("inspector", "admin")
         async with casino.db() as db:
@@ -626,21 +645,21 @@ def router(casino: Casino) -> APIRouter:
             return {"table": table_id, "rounds": await inspector.rounds(db, table_id)}
 
     @api.get("/api/tables/{table_id}/rounds/{n}", tags=["inspector"])
-    async def get_round(table_id: int, n: int, caller: Who) -> dict[str, Any]:
+    async def get_round(table_id: Id, n: Id, caller: Who) -> dict[str, Any]:
         """Recall of a round: cards in deal order, decisions with times, procedures, every ledger entry."""
         caller.need("inspector", "admin")
         async with casino.db() as db:
             return await inspector.recall(db, await _table(db, table_id), n)
 
     @api.get("/api/tables/{table_id}/verify", tags=["inspector"])
-    async def get_verify(table_id: int, caller: Who) -> dict[str, Any]:
+    async def get_verify(table_id: Id, caller: Who) -> dict[str, Any]:
         """Check the table's hash chain in the database; name the first bad record."""
         caller.need("inspector", "admin")
         async with casino.db() as db:
             return await inspector.verify(db, await _table(db, table_id))
 
     @api.get("/api/tables/{table_id}/log", tags=["inspector"])
-    async def get_log(table_id: int, caller: Who) -> PlainTextResponse:
+    async def get_log(table_id: Id, caller: Who) -> PlainTextResponse:
         """The table's chain as JSON lines (what `tapete verify FILE` checks), for the inspector."""
         caller.need("inspector", "admin")
         from tapete.server import chain
@@ -674,7 +693,7 @@ def router(casino: Casino) -> APIRouter:
         return JSONResponse({"from": from_, "to": to, "tables": rows})
 
     @api.get("/api/events", tags=["inspector"])
-    async def get_significant(caller: Who, since: int = 0, limit: int = 200) -> dict[str, Any]:
+    async def get_significant(caller: Who, since: Since = 0, limit: int = 200) -> dict[str, Any]:
         """The significant-event log (inspector, admin)."""
         caller.need("inspector", "admin")
         async with casino.db() as db:
@@ -683,7 +702,7 @@ def router(casino: Casino) -> APIRouter:
     # -- the WebSocket ----------------------------------------------------------------------------------
     @api.websocket("/ws/tables/{table_id}")
     async def ws_table(
-        websocket: WebSocket, table_id: int, token: str | None = None, since: int | None = None
+        websocket: WebSocket, table_id: Id, token: str | None = None, since: int | None = None
     ) -> None:
         """Every viewer his own state after every change: ``{"type": "state", "seq": N, "state"}``,
         numbered by the table's version; a client that reconnects with ``since`` gets the newest at once."""

@@ -17,7 +17,7 @@ import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
@@ -49,14 +49,16 @@ class Idem:
 
     key: str
     fingerprint: str
+    #: the caller's language: a refusal is remembered as it was said to him
+    lang: str = "es"
 
     @classmethod
-    def of(cls, key: str | None, method: str, path: str, body: bytes) -> Idem | None:
+    def of(cls, key: str | None, method: str, path: str, body: bytes, lang: str = "es") -> Idem | None:
         """The key of a request (None without the header)."""
         if not key:
             return None
         digest = hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + body).hexdigest()
-        return cls(key[:200], digest)
+        return cls(key[:200], digest, lang)
 
 
 class Replay(Exception):
@@ -123,6 +125,7 @@ class Casino:
         if reason and table.status != "suspended":
             table.status = "suspended"
             table.status_reason = f"chain check failed at start: {reason}"
+            table.deadline_at = table.deadline_kind = table.deadline_version = None  # no timer plays
             db.add(
                 SignificantEvent(
                     kind="table_suspended", table_id=table.id, details={"reason": table.status_reason}
@@ -252,11 +255,11 @@ class Casino:
         *,
         caller: Caller | None = None,
         idem: Idem | None = None,
-        render: Callable[[AsyncSession, CasinoTable, TableRuntime, Any], Awaitable[Any]] | None = None,
-    ) -> Any:
+        then: Callable[[AsyncSession, CasinoTable, TableRuntime, T], Awaitable[T]] | None = None,
+    ) -> T:
         """A change of one table: under its locks, in one transaction (events, their chain and the
-        ledger together), its version moved, its timer set, committed, then pushed. `render` turns the
-        change's result into the answer once the table's new version and timer are set."""
+        ledger together), its version moved, its timer set, committed, then pushed. `then` makes the
+        answer from what `fn` returned once the version and the timer are set, so that it shows them."""
         async with self.lock(table_id), self._write_lock():
             version = 0
             try:
@@ -270,8 +273,8 @@ class Casino:
                     rt.version = table.version
                     await tables.set_deadline(db, table, rt)
                     version = table.version
-                    if render is not None:
-                        result = await render(db, table, rt, result)
+                    if then is not None:
+                        result = await then(db, table, rt, result)
                     if idem is not None and caller is not None:
                         db.add(
                             IdempotencyKey(
@@ -282,8 +285,8 @@ class Casino:
                                 body=_jsonable(result),
                             )
                         )
-            except tables.NoChange:
-                return None  # nothing happened: nothing to commit, no new version, no push
+            except tables.NoChange:  # only the timers' sweep raises it, and reads None as "nothing fired"
+                return cast(T, None)  # nothing happened: nothing to commit, no new version, no push
             except BaseException as exc:
                 self.runtimes.pop(
                     table_id, None

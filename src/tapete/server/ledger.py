@@ -6,7 +6,7 @@ zero (checked here first, for a clean refusal, and by the database)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import func, select, update
@@ -120,6 +120,24 @@ async def post(
     return out
 
 
+async def lock_wallets(db: AsyncSession, players: Iterable[str]) -> dict[str, int]:
+    """Lock the wallets of `players` for the rest of the transaction, all at once and in one order (by
+    account id), and give their balances. A table step that may move several players' chips (a deal, a
+    decision, card or timer that ends a round, a void) takes them so before it moves any: two tables
+    that seat the same players in other orders then wait for each other instead of deadlocking
+    (PostgreSQL; on SQLite there is one writer and FOR UPDATE is not written)."""
+    names = sorted({f"wallet:{p}" for p in players})
+    if not names:
+        return {}
+    rows = await db.execute(
+        select(Account.name, Account.balance)
+        .where(Account.name.in_(names))
+        .order_by(Account.id)
+        .with_for_update()
+    )
+    return {name.removeprefix("wallet:"): balance for name, balance in rows.all()}
+
+
 async def committed(db: AsyncSession, user_id: int) -> int:
     """What the player has promised and not yet staked: his bets waiting for the next deal at every
     table, and his back-bet requests still waiting for a holder's answer."""
@@ -132,9 +150,18 @@ async def committed(db: AsyncSession, user_id: int) -> int:
     return int(bets or 0) + int(asks or 0)
 
 
-async def available(db: AsyncSession, user: User) -> tuple[int, int]:
-    """(balance, what he may still bet or cash out: the balance less what he has committed)."""
+async def available(db: AsyncSession, user: User, *, lock: bool = False) -> tuple[int, int]:
+    """(balance, what he may still bet or cash out: the balance less what he has committed).
+
+    With `lock`, for a change that spends it: the wallet's row is locked for the rest of the transaction
+    (PostgreSQL's SELECT … FOR UPDATE; SQLite has one writer) before the balance and the commitments are
+    read, so that bets at two tables, a cash-out and a decision taken at once cannot each spend the same
+    free chips (each table's own lock does not order them)."""
     account = await wallet(db, user)
+    if lock:
+        locked = await db.scalar(select(Account.balance).where(Account.id == account.id).with_for_update())
+        assert locked is not None
+        account.balance = locked
     return account.balance, account.balance - await committed(db, user.id)
 
 
@@ -143,7 +170,7 @@ async def cashier(db: AsyncSession, user: User, amount: int, *, out: bool, actor
     returns the new balance."""
     account = await wallet(db, user)
     if out:
-        balance, free = await available(db, user)
+        balance, free = await available(db, user, lock=True)
         if amount > free:
             raise InsufficientFunds(
                 f"{user.name} may cash out {free} (balance {balance}, the rest is on bets)",

@@ -50,6 +50,9 @@ from tapete.table import RawBet, check_last, place_bets
 SERVER_KEYS = ("turn_seconds", "betting_seconds")
 #: events the server writes inside a round that the engine does not (left out when the round is rebuilt)
 SERVER_EVENTS = frozenset({"correction"})
+#: the longest turn or betting time a table may set (a day): a deadline must be a time the clock can
+#: reach (a larger one overflowed the deadline's date; NaN passed the old "positive" check)
+MAX_SECONDS = 86_400
 LIVE_PROCEDURES = ("new_pack", "shuffle", "cut", "burn", "deck_change", "cut_card")
 #: what a payout's outcome is called in the ledger
 PAYOUT_KIND = {"win": "payout", "push": "return", "returned": "return", "surrender": "return"}
@@ -98,12 +101,15 @@ def parse_settings(game: object, rules: object, mode: object) -> tuple[str, Comm
         if key in rules:
             value = rules[key]
             if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
+                isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_SECONDS
             ):
                 from tapete.errors import InvalidRules
 
                 raise InvalidRules(
-                    f"{key} must be a positive number of seconds or null", key="err.api.seconds", setting=key
+                    f"{key} must be a positive number of seconds up to {MAX_SECONDS}, or null",
+                    key="err.api.seconds",
+                    setting=key,
+                    max=MAX_SECONDS,
                 )
             server[key] = value
     if mode == "live" and server["betting_seconds"] is not None:
@@ -172,7 +178,17 @@ async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tup
     if table.round_no:
         rows = await chain.records(db, table.id, round_id=table.round_no)
         events = effective_events(rows)
-        rnd = rebuild(events) if events else None
+        try:
+            rnd = rebuild(events) if events else None
+        except TapeteError as exc:  # records altered behind the server's back (verify names them)
+            if table.in_round:
+                raise Conflict(
+                    f"the records of round {table.round_no} do not rebuild it ({exc.message}): "
+                    "the table cannot go on with it",
+                    key="err.api.round_records",
+                    round=table.round_no,
+                ) from None
+            rnd = None  # a finished round: nothing of it to show, and the table may play on
         if table.in_round:
             rt.round = rnd
         else:
@@ -223,6 +239,11 @@ async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tup
                 cut = True
         rt.live = DealerEntered(rules.decks, cards_out([r for r in rows if r.seq >= start]), cut_card_out=cut)
     return rt, owed
+
+
+def _bettors(rnd: Round) -> set[str]:
+    """Everyone who staked in the round (holders and back-bettors): the wallets its end moves."""
+    return {ev["player"] for ev in rnd.events if ev.get("type") == "stake"}
 
 
 def _holders(events: Sequence[Event]) -> dict[int, str]:
@@ -439,7 +460,7 @@ async def place_bet(
     else:
         _check_back_bet(rt, await seats_of(db, table.id), existing, new)
     assert isinstance(amount, int) and isinstance(spot, str)
-    _, free = await ledger.available(db, user)
+    _, free = await ledger.available(db, user, lock=True)
     if amount > free:
         raise InsufficientFunds(
             f"{caller.name} has {free} free for bets and this bet is {amount}",
@@ -527,7 +548,7 @@ async def answer_request(
     _check_back_bet(rt, await seats_of(db, table.id), existing, new)
     request.status = "accepted"
     await db.flush()
-    balance, free = await ledger.available(db, requester)
+    balance, free = await ledger.available(db, requester, lock=True)
     if free < 0:
         raise InsufficientFunds(
             f"{requester.name} no longer has the chips for this back-bet",
@@ -621,6 +642,7 @@ class Stepper:
         procedures the round caused; the round's row closed."""
         rnd = self.rt.round
         assert rnd is not None and rnd.finished
+        await ledger.lock_wallets(self.db, _bettors(rnd))
         table_account = await ledger.table_account(self.db, self.table.id)
         house = await ledger.house(self.db)
         rows = await chain.records(self.db, self.table.id, round_id=self.table.round_no)
@@ -716,10 +738,9 @@ async def deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, 
     for raw, _ in pairs:
         assert isinstance(raw.player, str) and isinstance(raw.amount, int)
         need[raw.player] = need.get(raw.player, 0) + raw.amount
+    balances = await ledger.lock_wallets(db, need)
     for player, amount in need.items():
-        user = await db.scalar(select(User).where(User.name == player))
-        assert user is not None
-        balance = (await ledger.wallet(db, user)).balance
+        balance = balances.get(player, 0)
         if balance < amount:
             raise InsufficientFunds(
                 f"{player} has {balance} and his bets are {amount}",
@@ -796,17 +817,18 @@ async def act(
             raise Forbidden("only the box's holder decides for it", key="err.api.not_holder")
     if not isinstance(pending, Decision):
         rnd.verify(action)  # raises: the round waits for a card
+    await ledger.lock_wallets(db, _bettors(rnd))  # before any: the step may settle the round
     cost = rnd.chips_for(action)
     if cost:
         user = await db.get(User, caller.user_id)
         assert user is not None
-        balance = (await ledger.wallet(db, user)).balance
-        if balance < cost:
+        _, free = await ledger.available(db, user, lock=True)  # not the chips his other bets wait with
+        if free < cost:
             raise InsufficientFunds(
-                f"{caller.name} has {balance} and this decision takes {cost}",
+                f"{caller.name} has {free} free and this decision takes {cost}",
                 key="err.api.funds",
                 player=caller.name,
-                balance=balance,
+                balance=free,
                 amount=cost,
             )
     return await _take(db, table, rt, caller.name, action, key)
@@ -829,7 +851,7 @@ async def post_card(
 ) -> StepResult:
     """The dealer's next card out of the physical shoe (or a shoe reader's): checked against the pack and
     by the round, then taken (bad_cards, or conflict when the round waits for a decision)."""
-    caller.need("dealer", "admin")
+    caller.need("dealer")  # server.md gives the cards to the dealer alone (the admin may deal, not post)
     if table.mode != "live":
         raise Conflict("a virtual table deals its own cards", key="err.api.virtual_cards")
     rnd = _current(table, rt)
@@ -846,7 +868,7 @@ async def procedure(
 ) -> StepResult:
     """A live table's control procedure (Art.5-6): new pack, shuffle, cut, burn, deck change with its
     reason, or the dealer's signal that the cut card came out. Each is an event the inspector sees."""
-    caller.need("dealer", "admin")
+    caller.need("dealer")  # server.md gives the procedures to the dealer alone
     _check_open(table)
     if table.mode != "live":
         raise Conflict("a virtual table's shoe runs its own procedures", key="err.api.virtual_procedures")
@@ -1037,8 +1059,11 @@ class NoChange(Exception):
 async def timer_step(db: AsyncSession, table: CasinoTable, rt: TableRuntime, key: bytes) -> StepResult:
     """A deadline came due: the turn timer answers the pending decision with the engine's default; the
     betting timer deals. NoChange when it is not due, or the table moved on since it was set (its fence:
-    the chain's next seq when it was set; another process answered first)."""
+    the chain's next seq when it was set; another process answered first), or the table is not open (no
+    play at a suspended or closed table, not even the timer's)."""
     if table.deadline_at is None or table.deadline_at > utcnow() or table.deadline_version != table.next_seq:
+        raise NoChange()
+    if table.status != "open":
         raise NoChange()
     kind = table.deadline_kind
     table.deadline_at = None
@@ -1057,6 +1082,9 @@ async def set_deadline(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -
     """The timer the table now runs: the turn timer on a holder's decision, at a virtual table the
     betting timer from the first bet of the round. Fenced by the chain's next seq when it was set: a
     change that writes no event (a seat, a bet) keeps a running timer as it is."""
+    if table.status != "open":  # no timer at a suspended or closed table; reopening gives a whole turn
+        table.deadline_at = table.deadline_kind = table.deadline_version = None
+        return
     if table.deadline_at is not None and table.deadline_version == table.next_seq:
         still = (table.deadline_kind == "turn" and table.in_round) or (
             table.deadline_kind == "betting" and not table.in_round
@@ -1070,7 +1098,7 @@ async def set_deadline(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -
         if rnd is not None and isinstance(rnd.pending, Decision) and table.turn_seconds:
             table.deadline_at = now + timedelta(seconds=table.turn_seconds)
             table.deadline_kind = "turn"
-    elif table.mode == "virtual" and table.betting_seconds and table.status == "open":
+    elif table.mode == "virtual" and table.betting_seconds:
         first = await db.scalar(
             select(Bet.placed_at).where(Bet.table_id == table.id).order_by(Bet.placed_at).limit(1)
         )

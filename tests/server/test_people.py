@@ -1,0 +1,178 @@
+"""People (server.md, Conventions and Roles): passwords kept as argon2id hashes and tokens as their
+SHA-256 only; sessions that survive a restart, end after the idle time, and end at logout; the
+previous login's time in the login answer and /api/me; repeated failed logins locked out (429
+rate_limited, the right password too) for a while."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from tapete.server.accounts import token_hash
+from tests.server.conftest import Api
+from tests.server.support import refused, serving
+
+
+def stored(sql: sa.Engine, moment: datetime) -> datetime:
+    """A time as the server stores it: naive UTC on SQLite, with its zone on PostgreSQL."""
+    return moment.replace(tzinfo=None) if sql.dialect.name == "sqlite" else moment
+
+
+def read_time(value: object) -> datetime:
+    """A stored time read back (SQLite gives text), in UTC."""
+    moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def iso(text: str) -> datetime:
+    """A time the API gives (ISO 8601, Z for UTC)."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def test_passwords_are_argon2id_hashes_and_tokens_are_not_stored(api: Api, sql: sa.Engine) -> None:
+    """With the production hasher: the users' rows hold argon2id hashes with argon2-cffi's default
+    costs (RFC 9106's low-memory profile), never the password; sessions hold the token's SHA-256."""
+    api.user("ana", "player", password="ana's secret pass")
+    token = api.tokens["ana"]
+    with sql.connect() as conn:
+        hashes = dict(conn.execute(sa.text("SELECT name, password_hash FROM users")).all())
+        sessions = [r[0] for r in conn.execute(sa.text("SELECT token_hash FROM sessions")).all()]
+        dump = " ".join(
+            str(row)
+            for t in ("users", "sessions", "significant_events")
+            for row in conn.execute(sa.text(f"SELECT * FROM {t}"))
+        )
+    assert set(hashes) == {"admin", "ana"}
+    for stored in hashes.values():
+        assert stored.startswith("$argon2id$v=19$m=65536,t=3,p=4$"), stored
+    assert "ana's secret pass" not in dump and "admin-password-1" not in dump
+    assert token not in dump and token_hash(token) in sessions
+
+
+def test_sessions_survive_a_restart(database_url: str, tmp_path: Path) -> None:
+    """A new server on the same database takes the tokens the old one gave."""
+    with serving(database_url, tmp_path) as first:
+        first.user("ana", "player", chips=700)
+        tokens = dict(first.tokens)
+    with serving(database_url, tmp_path) as second:
+        second.tokens.update(ana=tokens["ana"], admin=tokens["admin"])
+        assert second.ok("ana", "GET", "/api/me") == {
+            "name": "ana",
+            "role": "player",
+            "balance": 700,
+            "available": 700,
+            "previous_login": None,
+        }
+        assert second.ok("admin", "GET", "/api/me")["role"] == "admin"
+
+
+@pytest.mark.usefixtures("fast_hashing")
+def test_an_idle_session_ends_after_the_setting(database_url: str, tmp_path: Path, sql: sa.Engine) -> None:
+    """session_idle_minutes = 0.01 (0.6 s): a token left alone for longer is refused (401, the idle
+    key) and stays ended; another login works."""
+    with serving(database_url, tmp_path, session_idle_minutes=0.01) as api:
+        api.user("ana", "player")
+        assert api.ok("ana", "GET", "/api/me")["name"] == "ana"
+        quiet_since = time.monotonic()
+        while time.monotonic() - quiet_since < 1.5:  # idle: no request at all for 2.5 idle times
+            time.sleep(0.1)
+        error = refused(api.as_("ana", "GET", "/api/me"), 401, "unauthorized")
+        assert error["key"] == "err.api.session_idle"
+        assert (
+            refused(api.as_("ana", "GET", "/api/me"), 401, "unauthorized")["key"] == "err.api.session_ended"
+        )
+        with sql.connect() as conn:
+            reasons = [
+                r[0]
+                for r in conn.execute(sa.text("SELECT ended_reason FROM sessions WHERE ended_at IS NOT NULL"))
+            ]
+        assert "idle" in reasons
+        api.login("ana", "password-123")
+        assert api.ok("ana", "GET", "/api/me")["name"] == "ana"
+
+
+@pytest.mark.usefixtures("fast_hashing")
+def test_a_used_session_is_not_idle(database_url: str, tmp_path: Path, sql: sa.Engine) -> None:
+    """The idle time counts from the last request: with a 30-second idle limit, a request 20 seconds
+    after the last one keeps the session and is remembered as its last use (so the session does not end
+    10 seconds later while the player is playing)."""
+    with serving(database_url, tmp_path, session_idle_minutes=0.5) as api:
+        api.user("ana", "player")
+        earlier = datetime.now(UTC) - timedelta(seconds=20)
+        with sql.begin() as conn:
+            conn.execute(sa.text("UPDATE sessions SET last_seen_at = :t"), {"t": stored(sql, earlier)})
+        asked = datetime.now(UTC)
+        assert api.ok("ana", "GET", "/api/me")["name"] == "ana"
+        with sql.connect() as conn:
+            seen = conn.execute(
+                sa.text("SELECT last_seen_at FROM sessions WHERE token_hash = :h"),
+                {"h": token_hash(api.tokens["ana"])},
+            ).scalar_one()
+        assert read_time(seen) >= asked - timedelta(seconds=3), (seen, asked)
+        with sql.begin() as conn:  # and 31 seconds of silence end it
+            conn.execute(
+                sa.text("UPDATE sessions SET last_seen_at = :t"),
+                {"t": stored(sql, datetime.now(UTC) - timedelta(seconds=31))},
+            )
+        assert refused(api.as_("ana", "GET", "/api/me"), 401, "unauthorized")["key"] == "err.api.session_idle"
+
+
+@pytest.mark.usefixtures("fast_hashing")
+def test_logout_ends_that_token_only(api: Api) -> None:
+    api.user("ana", "player")
+    other = api.tokens["ana"]
+    api.login("ana", "password-123")
+    assert api.ok("ana", "POST", "/api/logout") == {}
+    assert refused(api.as_("ana", "GET", "/api/me"), 401, "unauthorized")["key"] == "err.api.session_ended"
+    assert refused(api.as_("ana", "POST", "/api/logout"), 401, "unauthorized")
+    r = api.client.get("/api/me", headers={"Authorization": f"Bearer {other}"})
+    assert r.status_code == 200 and r.json()["name"] == "ana"
+
+
+@pytest.mark.usefixtures("fast_hashing")
+def test_the_previous_login_is_shown(api: Api) -> None:
+    """The login answer and /api/me give the previous login's time: none at the first login, then each
+    login's time at the next one."""
+    api.ok(
+        "admin", "POST", "/api/users", json={"username": "ana", "password": "password-123", "role": "player"}
+    )
+    times = []
+    for _ in range(3):
+        before = datetime.now(UTC)
+        r = api.client.post("/api/login", json={"username": "ana", "password": "password-123"})
+        assert r.status_code == 200
+        body = r.json()
+        api.tokens["ana"] = body["token"]
+        assert body["user"] == {"name": "ana", "role": "player"}
+        assert api.ok("ana", "GET", "/api/me")["previous_login"] == body["previous_login"]
+        times.append((before, body["previous_login"]))
+    assert times[0][1] is None
+    assert times[0][0] - timedelta(seconds=1) <= iso(times[1][1]) <= times[1][0]
+    assert times[1][0] - timedelta(seconds=1) <= iso(times[2][1]) <= times[2][0]
+    assert iso(times[1][1]) < iso(times[2][1])
+
+
+@pytest.mark.usefixtures("fast_hashing")
+def test_repeated_failed_logins_are_locked_out_for_a_while(database_url: str, tmp_path: Path) -> None:
+    """Three failures (the setting) and the fourth attempt is 429 rate_limited even with the right
+    password; once the lockout (1 s here) has passed, the right password works, and the failures are
+    forgotten."""
+    with serving(database_url, tmp_path, lockout_failures=3, lockout_seconds=1.0) as api:
+        api.user("ana", "player")
+        for _ in range(3):
+            r = api.client.post("/api/login", json={"username": "ana", "password": "wrong-password"})
+            refused(r, 401, "unauthorized")
+        locked_at = time.monotonic()
+        for password in ("wrong-password", "password-123"):
+            r = api.client.post("/api/login", json={"username": "ana", "password": password})
+            assert refused(r, 429, "rate_limited")["key"] == "err.api.locked_out"
+        while time.monotonic() - locked_at < 1.5:  # the lockout's length, not a guess
+            time.sleep(0.1)
+        api.login("ana", "password-123")
+        r = api.client.post("/api/login", json={"username": "ana", "password": "wrong-password"})
+        refused(r, 401, "unauthorized")
+        api.login("ana", "password-123")

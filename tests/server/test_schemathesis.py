@@ -1,0 +1,133 @@
+"""A property-based run of the served OpenAPI document (schemathesis): every operation of
+/openapi.json, with data that fits its schema (positive) and data that does not (negative), sent with
+an administrator's, a dealer's and a player's token into a casino that has tables in play. No answer
+may be a 5xx, and every 4xx must carry server.md's error body.
+
+The default run is short (about a minute for both databases); `-m slow` runs many more examples."""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
+from schemathesis import GenerationMode
+
+from tests.server.conftest import Api
+from tests.server.support import error_of, live_deal
+
+pytestmark = pytest.mark.usefixtures("fast_hashing")
+
+#: operations left out: logging out would end the tokens the run speaks with
+LEFT_OUT = {("POST", "/api/logout")}
+TOKENS = ("admin", "dora", "ana")
+
+
+def _casino(api: Api) -> list[int]:
+    """A casino worth probing: players with chips and seats, a virtual table with a bet, a live table
+    whose round waits for a card, a Punto y Banca and a Showdown table; their ids."""
+    api.user("ana", "player", chips=1_000_000)
+    api.user("luis", "player", chips=1_000_000)
+    api.user("dora", "dealer")
+    virtual = api.table("blackjack", turn_seconds=None)
+    live = api.table("blackjack", "live")
+    pyb = api.table("punto_y_banca")
+    showdown = api.table("showdown_poker", "live")
+    for table in (virtual, live, pyb, showdown):
+        api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{virtual}/bets", json={"seat": 1, "spot": "main", "amount": 1000})
+    api.ok("ana", "POST", f"/api/tables/{live}/bets", json={"seat": 1, "spot": "main", "amount": 1000})
+    live_deal(api, "dora", live, ["6h", "9c"])
+    return [virtual, live, pyb, showdown]
+
+
+def _send(api: Api, case: Any, who: str) -> Any:
+    """Send a generated case through the app's TestClient as `who` (the token replaces any generated
+    Authorization header)."""
+    kw = case.as_transport_kwargs(base_url="http://testserver")
+    headers = {k: v for k, v in (kw.get("headers") or {}).items() if k.lower() != "authorization"}
+    headers["Authorization"] = f"Bearer {api.tokens[who]}"
+    request: dict[str, Any] = {"headers": headers, "params": kw.get("params") or None}
+    if "json" in kw:
+        request["json"] = kw["json"]
+    elif isinstance(kw.get("data"), bytes | str):
+        request["content"] = kw["data"]
+    elif kw.get("data") is not None:
+        request["data"] = kw["data"]
+    return api.client.request(kw["method"], kw["url"], cookies=kw.get("cookies") or None, **request)
+
+
+def run_schemathesis(api: Api, examples: int) -> collections.Counter[str]:
+    """`examples` generated cases per operation and mode; the count of answers by status class. Fails on
+    the first 5xx (Hypothesis then shrinks it to the smallest case) or a 4xx without the error body."""
+    tables = _casino(api)
+    doc = api.client.get("/openapi.json").json()
+    schema = schemathesis.openapi.from_dict(doc)
+    operations = [
+        op.ok()
+        for op in schema.get_all_operations()
+        if (op.ok().method.upper(), op.ok().path) not in LEFT_OUT
+    ]
+    assert len(operations) >= 30
+    tally: collections.Counter[str] = collections.Counter()
+
+    def check(op: Any, mode: GenerationMode) -> Callable[[], None]:
+        strategies = [op.as_strategy(generation_mode=mode)]
+        if "{table_id}" in op.path:  # most paths also aimed at a table that exists
+            strategies += [
+                op.as_strategy(generation_mode=mode, path_parameters={"table_id": t}) for t in tables
+            ]
+
+        @settings(
+            max_examples=examples,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+            derandomize=False,
+        )
+        @given(case=st.one_of(strategies), who=st.sampled_from(TOKENS))
+        def probe(case: Any, who: str) -> None:
+            try:
+                response = _send(api, case, who)
+            except Exception as exc:  # the TestClient re-raises what the app did not handle: a 500
+                raise AssertionError(f"{case.method} {case.formatted_path} as {who}: {case!r}") from exc
+            tally[f"{response.status_code // 100}xx"] += 1
+            tally["examples"] += 1
+            assert response.status_code < 500, (
+                f"{case.method} {case.formatted_path} as {who}: {response.status_code} {response.text[:300]}"
+            )
+            if 400 <= response.status_code < 500:
+                error_of(response)
+
+        return probe
+
+    for op in operations:
+        check(op, GenerationMode.POSITIVE)()
+        try:
+            check(op, GenerationMode.NEGATIVE)()
+        except Unsatisfiable:  # an operation with nothing to get wrong (no parameter, no body)
+            tally["nothing to negate"] += 1
+    return tally
+
+
+def test_schemathesis_finds_no_server_error(api: Api, capsys: pytest.CaptureFixture[str]) -> None:
+    """The default run: a few examples of each operation in each mode."""
+    tally = run_schemathesis(api, examples=12)
+    with capsys.disabled():
+        print(f"\nschemathesis: {dict(tally)}")
+    assert tally["examples"] >= 600
+    assert tally["2xx"] > 0 and tally["4xx"] > 0
+
+
+@pytest.mark.slow
+def test_schemathesis_finds_no_server_error_long(api: Api, capsys: pytest.CaptureFixture[str]) -> None:
+    """The long run (``-m slow``): many examples of each operation in each mode."""
+    tally = run_schemathesis(api, examples=300)
+    with capsys.disabled():
+        print(f"\nschemathesis (long): {dict(tally)}")
+    assert tally["examples"] >= 15_000
