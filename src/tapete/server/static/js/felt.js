@@ -165,7 +165,7 @@ function blackjackFelt(ctx, state, view) {
     <section class="dealer" aria-label="${t("dealer.name")}">
       <h3 class="dealer__name">${t("dealer.name")}</h3>
       ${cards(dealer)}
-      ${dealer.length ? html`<span class="hand__total" aria-label="${t("web.total", { total: view.dealer_total })}">${view.dealer_total}</span>` : ""}
+      ${dealer.some((c) => c !== "??") ? html`<span class="hand__total" aria-label="${t("web.total", { total: view.dealer_total })}">${view.dealer_total}</span>` : ""}
     </section>
     <div class="phrases">${phrases.map((line) => html`<p>${line}</p>`)}</div>
     ${roundCaption(state, view)}

@@ -52,7 +52,7 @@ export async function mount(root, args) {
   root.innerHTML = `<section class="table-page dealer-page">
       <header class="table-head" id="dealer-head"></header>
       <div class="table-grid">
-        <div class="felt-wrap" id="felt"></div>
+        <div class="felt-wrap" id="felt" role="region"></div>
         <aside class="side">
           <section class="panel console" id="console-now"></section>
           <section class="panel console" id="console-cards"></section>
@@ -153,6 +153,7 @@ export async function mount(root, args) {
   const render = () => {
     if (!state) return;
     renderHead();
+    $("#felt", root).setAttribute("aria-label", t("web.felt"));
     patch($("#felt", root), felt({ game, me: null, canBet: false, info: null, words, errors: {} }, state));
     renderNow();
     renderCards();

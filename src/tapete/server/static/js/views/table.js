@@ -47,7 +47,7 @@ export async function mount(root, args) {
       <header class="table-head" id="table-head"></header>
       <div class="turn-bar" id="turn-bar"></div>
       <div class="table-grid">
-        <div class="felt-wrap" id="felt"></div>
+        <div class="felt-wrap" id="felt" role="region"></div>
         <aside class="side">
           <section class="panel" id="chips-panel"></section>
           <section class="panel" id="requests-panel" hidden></section>
@@ -220,7 +220,13 @@ export async function mount(root, args) {
         <label for="bet-amount">${t("web.chips.amount")}</label>
         <input id="bet-amount" inputmode="decimal" value="${moneyField(amount)}" />
         <p class="field-error" id="chip-error" role="alert">${chipError}</p>
-        <p class="muted">${state.phase !== "betting" ? t("web.chips.closed") : held.length ? t("web.chips.hint") : t("web.chips.take")}</p>
+        <p class="muted">${state.phase !== "betting"
+          ? t("web.chips.closed")
+          : held.length
+            ? t("web.chips.hint")
+            : state.seats.every((s) => s.holder)
+              ? t("web.chips.behind")
+              : t("web.chips.take")}</p>
         ${myBets.length
           ? html`<p>${t("web.chips.staked", { amount: money(staked) })}</p>
             <button type="button" class="btn btn--quiet" id="clear-bets" ${state.phase !== "betting" ? html`disabled` : ""}>${t("web.chips.clear")}</button>`
@@ -283,6 +289,7 @@ export async function mount(root, args) {
 
   const renderFelt = () => {
     if (!state) return;
+    $("#felt", root).setAttribute("aria-label", t("web.felt"));
     patch($("#felt", root), felt(ctx(), state));
   };
 
