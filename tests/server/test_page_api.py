@@ -15,7 +15,9 @@ from tests.server.conftest import Api
 EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios" / "examples"
 
 
-def test_the_catalogs_are_served_to_anyone_whole(api: Api) -> None:
+def test_the_catalogs_the_games_and_a_tables_house_rules(api: Api) -> None:
+    """One casino for the three reads (each server test pays for its database twice)."""
+    # the catalogs, to anyone, whole
     bodies = {lang: api.client.get(f"/api/i18n/{lang}").json() for lang in LANGUAGES}
     for lang, body in bodies.items():
         assert body["lang"] == lang and body["messages"] == dict(catalog(lang))
@@ -25,8 +27,7 @@ def test_the_catalogs_are_served_to_anyone_whole(api: Api) -> None:
     r = api.client.get("/api/i18n/fr")
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
 
-
-def test_each_game_with_its_settings_defaults_and_bounds(api: Api) -> None:
+    # each game with its settings' defaults and bounds
     assert api.client.get("/api/games").status_code == 401
     games = {g["game"]: g for g in api.ok("admin", "GET", "/api/games")["games"]}
     assert list(games) == list(GAMES)
@@ -40,8 +41,7 @@ def test_each_game_with_its_settings_defaults_and_bounds(api: Api) -> None:
     assert games["showdown_poker"]["required_spots"] == ["bet", "pot"]
     assert games["majestic_21"]["side_spots"] == ["under_13", "over_13", "exactly_13"]
 
-
-def test_a_tables_layout_phrases_and_house_rules_in_every_language(api: Api) -> None:
+    # a table's layout phrases and house rules in every language
     bj = api.table("blackjack")
     sd = api.table("showdown_poker", pot_bet=200, payout_limit=500_000)
     api.user("ana", "player")

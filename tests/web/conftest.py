@@ -37,6 +37,8 @@ CHROMIUM_ARGS = [
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"
 DESKTOP = {"width": 1360, "height": 900}
 PHONE = {"width": 390, "height": 844}
+#: the window of the screenshots chosen for docs/ (small files, the table still beside its panels)
+DOCS = {"width": 1120, "height": 760}
 #: how long the page may take to show what a test waits for (ms)
 WAIT = 10_000
 
@@ -282,6 +284,16 @@ class Shots:
         self.n += 1
         path = self.dir / f"{self.n:02d}-{step}.png"
         page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+    def doc(self, page: Any, name: str) -> Path:
+        """A screenshot of what the window shows, for the documentation: artifacts/web/docs/NAME.png
+        (docs/screenshots/ holds the ones chosen; copy them from here after a change to the page)."""
+        folder = ARTIFACTS / "docs"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{name}.png"
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(path), full_page=False)
         return path
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.web.conftest import Shots, Site, log_in, new_page
+from tests.web.conftest import DOCS, Shots, Site, log_in, new_page
 from tests.web.helpers import money, play_out, signed
 
 
@@ -79,6 +79,10 @@ def test_seven_boxes_a_back_bet_a_round_and_its_recall(site: Site, browser: Any,
         assert len(lines) == sum(len(b["payouts"]) for b in recall["bettors"].values())
         assert all(":" in line and "→" in line for line in lines)  # each payout says its reason
         shots(page, f"payouts-{name}")
+        if name == "cara":
+            page.set_viewport_size(DOCS)
+            page.evaluate("window.scrollTo(0, 0)")
+            shots.doc(page, "blackjack-payouts")
     assert not any(page.js_errors for page in pages.values()), {n: p.js_errors for n, p in pages.items()}
 
     # the inspector recalls the round: its timeline and every ledger entry
@@ -100,4 +104,6 @@ def test_seven_boxes_a_back_bet_a_round_and_its_recall(site: Site, browser: Any,
     inspector.click("#verify")
     inspector.wait_for_selector("#verify-result.ok")
     shots(inspector, "inspector-recall")
+    inspector.set_viewport_size(DOCS)
+    shots.doc(inspector, "inspector-recall")
     assert not inspector.js_errors

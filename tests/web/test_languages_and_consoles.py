@@ -40,6 +40,7 @@ def test_the_page_in_spanish_and_in_english(site: Site, browser: Any, shots: Sho
     assert page.inner_text("#error-name") == ""
     assert page.input_value("#set-decks") == "2"  # what he typed stays, beside its refusal
     shots(page, "admin-refusals-en")
+    shots.doc(page, "admin-refusals-en")
     # ... and in Spanish, the same form, the same server, the page's other language
     page.click("#lang-es")
     page.wait_for_selector("#open-table:has-text('Abrir la mesa')")
@@ -84,6 +85,7 @@ def test_the_page_in_spanish_and_in_english(site: Site, browser: Any, shots: Sho
     player.click("#dialog-close")
     player.set_viewport_size(PHONE)
     shots(player, "table-phone-en")
+    shots.doc(player, "phone-en")
     player.click("#lang-es")
     player.wait_for_selector("#show-rules:has-text('Reglas de la mesa')")
     for line in layout_lines("blackjack", "es"):

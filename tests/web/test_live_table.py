@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import Shots, Site, log_in, new_page
+from tests.web.conftest import DOCS, Shots, Site, log_in, new_page
 from tests.web.helpers import decide, money, signed, until
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios" / "examples"
@@ -90,11 +90,18 @@ def test_the_dealer_enters_the_cards_the_player_decides_the_payout_is_the_scenar
             dealer.press("#card-input", "Enter")
             if len(seen_whose) == 3:
                 shots(dealer, "dealer-card-entered")
+            if "tapada" in said:
+                dealer.set_viewport_size(DOCS)
+                shots.doc(dealer, "dealer-console")
         else:
             offer = p["decision"] != "play"
             entry = None if offer else actions.pop(0)
             action = "decline" if offer else entry["action"]
             if p["holder"] == "ana":
+                if action == "split":
+                    ana.wait_for_selector(f'[data-turn="{state["round"]}:1:0:play"]')
+                    ana.set_viewport_size(DOCS)
+                    shots.doc(ana, "blackjack-decision")
                 decide(ana, state, action)
                 if action in ("split", "double"):
                     shots(ana, f"player-{action}")

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.web.conftest import Shots, Site, log_in, new_page
+from tests.web.conftest import DOCS, Shots, Site, log_in, new_page
 from tests.web.helpers import decide, signed, until
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios" / "examples"
@@ -68,6 +68,9 @@ def test_a_round_of_punto_y_banca(site: Site, browser: Any, shots: Shots) -> Non
         page.wait_for_selector("#my-result")
         assert page.inner_text("#my-result").endswith(signed(net_of(expected, name)))
         shots(page, f"result-{name}")
+        if name == "ben":
+            page.set_viewport_size(DOCS)
+            shots.doc(page, "punto-y-banca")
     ana = pages["ana"]
     steps = ana.locator("#felt .steps li").all_inner_texts()
     assert len(steps) == 2 and "pide carta" in steps[0]  # Art.11, as the dealer calls it
@@ -120,6 +123,8 @@ def test_a_round_of_showdown_poker_with_an_exchange_and_both_increments(
                     page.click(f'#turn-bar [data-card="{card}"]')
                 page.wait_for_selector(f"#act-exchange:has-text('{len(wanted['cards'])}'):enabled")
                 shots(page, "exchange-chosen")
+                page.set_viewport_size(DOCS)
+                shots.doc(page, "showdown-exchange")
                 page.click("#act-exchange")
             else:
                 decide(page, state, wanted["action"] if wanted else "decline")
