@@ -203,7 +203,7 @@ class Site:
         self.http.close()
 
 
-@pytest.fixture(autouse=True, scope="session")
+@pytest.fixture(autouse=True, scope="package")
 def _quick_password_hashes() -> Iterator[None]:
     """argon2id with its cheapest parameters for the in-process test servers: every test creates and logs
     in several people, and the hashing cost is not what these tests are about (the serve test runs the
@@ -220,10 +220,12 @@ def _quick_password_hashes() -> Iterator[None]:
         accounts._HASHER = real
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
-    """Debian's Chromium under Playwright, once per session (a downloaded browser is never used)."""
-    if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
+    """Debian's Chromium under Playwright, once for these tests (a downloaded browser is never used).
+    Package-scoped: Playwright's sync API keeps an event loop running in this thread while it is open,
+    so it is closed before any test outside tests/web runs (they may call asyncio.run)."""
+    if not Path(CHROMIUM).exists():
         pytest.fail(
             f"the browser tests need Debian's Chromium at {CHROMIUM}: install it with "
             "`apt-get install -y chromium` (or set TAPETE_CHROMIUM to its path); never `playwright install`",

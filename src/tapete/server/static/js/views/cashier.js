@@ -3,9 +3,8 @@
 // under its own field. Amounts typed in soles, sent in céntimos, each request with an Idempotency-Key.
 
 import * as api from "../api.js";
-import { $, clock, html, onClick, patch } from "../dom.js";
+import { $, clock, html, patch } from "../dom.js";
 import { money, parseMoney, signed, t } from "../i18n.js";
-import { go } from "../main.js";
 
 export async function mount(root, args) {
   const name = args[0] || null;
@@ -117,7 +116,6 @@ export async function mount(root, args) {
       again.focus();
     }
   });
-  onClick(root, "#cashier-back", () => go("/cashier"));
   render();
   await load();
   return {
