@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tapete.errors import BadRequest, TapeteError
-from tapete.server import accounts, inspector, ledger, tables
+from tapete.server import accounts, inspector, ledger, tables, words
 from tapete.server.accounts import Caller
 from tapete.server.app import Casino, Idem, Replay, health, lifespan_of
 from tapete.server.config import VERSION
@@ -180,6 +180,7 @@ def create_app(casino: Casino) -> FastAPI:
         )
 
     app.include_router(router(casino))
+    app.include_router(words.router(casino))
     if STATIC.exists():
         from fastapi.staticfiles import StaticFiles
 
@@ -819,6 +820,7 @@ async def state_of(
         "deadline": table.deadline_at.isoformat().replace("+00:00", "Z") if table.deadline_at else None,
         "deadline_kind": table.deadline_kind,
     }
+    state["payouts"] = words.payouts(table.id, table.game, rt.rules, rnd)
     if caller.role == "player":
         user = await db.get(User, caller.user_id)
         assert user is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tapete.errors import TapeteError, json_safe
+from tapete.errors import Msg, TapeteError, json_safe
 from tapete.i18n import DEFAULT_LANG, LANGUAGES, Money, Translator, _Renderer
 
 
@@ -90,16 +90,52 @@ def language(accept: str | None) -> str:
 _TRANSLATORS = {lang: Translator(lang) for lang in LANGUAGES}
 
 
+#: the setting each regulation refusal concerns, for the refusals whose params do not name it
+RULE_SETTINGS: dict[str, str] = {
+    "err.rules.decks": "decks",
+    "err.rules.min_above_max": "table_min",
+    "err.rules.cut_card": "cut_card_depth",
+    "err.rules.bj_burn": "burn",
+    "err.rules.pyb_burn": "burn",
+    "err.rules.surrender": "surrender",
+    "err.rules.side_limits": "side_bet_min",
+    "err.rules.commission": "commission_percent",
+    "err.rules.tie_pays": "tie_pays",
+    "err.rules.pot_bet": "pot_bet",
+    "err.rules.bonus_hands": "bonus_paytable",
+    "err.api.betting_live": "betting_seconds",
+}
+
+
+def _problems(exc: TapeteError, render: _Renderer) -> list[dict[str, Any]]:
+    """Each problem of a refused table setting on its own, with the setting it concerns (so that a form
+    shows it next to its field) and its message in the caller's language."""
+    raw = exc.params.get("problems")
+    items: list[Msg | TapeteError] = (
+        [p for p in raw if isinstance(p, Msg)] if isinstance(raw, list | tuple) else [exc]
+    )
+    out = []
+    for item in items:
+        key = item.key or ""
+        setting = item.params.get("setting") or RULE_SETTINGS.get(key)
+        out.append({"key": key, "setting": setting, "message": render.body(item)})
+    return out
+
+
 def error_body(exc: TapeteError, lang: str) -> dict[str, Any]:
-    """server.md's error body for `exc`, its message said in `lang` (the English text without a key)."""
+    """server.md's error body for `exc`, its message said in `lang` (the English text without a key);
+    a refusal of table settings also lists its `problems`, each with the setting it concerns."""
+    render = _Renderer(_TRANSLATORS.get(lang, _TRANSLATORS[DEFAULT_LANG]), Money())
     body: dict[str, Any] = {
         "code": exc.code,
-        "message": _Renderer(_TRANSLATORS.get(lang, _TRANSLATORS[DEFAULT_LANG]), Money()).body(exc),
+        "message": render.body(exc),
         "key": exc.key or f"err.{exc.code}",
         "params": json_safe(exc.params),
     }
     if exc.at is not None:
         body["at"] = exc.at
+    if exc.code == "invalid_rules":
+        body["problems"] = _problems(exc, render)
     return {"error": body}
 
 

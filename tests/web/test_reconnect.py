@@ -1,0 +1,45 @@
+"""A dropped connection: the page says so at once, keeps trying by itself, and when the network is back it
+catches up with what happened at the table meanwhile (server.md: reconnect with since=N)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.web.conftest import Proxy, Shots, Site, log_in, new_page
+from tests.web.helpers import money
+
+
+def test_a_dropped_connection_comes_back_and_catches_up(site: Site, browser: Any, shots: Shots) -> None:
+    site.user("ana", chips=50_000)
+    site.user("ben", chips=50_000)
+    table = site.table("blackjack", name="Mesa 1 · Black Jack")
+    proxy = Proxy(site.server.port)
+    try:
+        page = new_page(browser, proxy.url)
+        log_in(page, "ana", site.passwords["ana"])
+        page.click(f"#open-table-{table}")
+        page.click("#take-1")
+        page.wait_for_selector("#leave-1")
+
+        proxy.cut()
+        page.wait_for_selector("#connection:visible")
+        assert "reconectando" in page.inner_text("#connection")
+        page.click("#spot-1-main")  # nothing reaches the server: said next to the box, nothing done
+        page.wait_for_selector("#seat-error-1:has-text('Sin conexión')")
+        # the table goes on without her page
+        site.call("ben", "POST", f"/api/tables/{table}/seats", json={"seat": 2})
+        site.call(
+            "ben", "POST", f"/api/tables/{table}/bets", json={"seat": 2, "spot": "main", "amount": 2500}
+        )
+        shots(page, "connection-lost")
+        assert "ben" not in page.inner_text("#felt")
+
+        proxy.restore()
+        page.wait_for_selector("#connection", state="hidden", timeout=15_000)
+        page.wait_for_selector('#felt .box[data-seat="2"]:has-text("ben")')
+        assert money(2500) in page.inner_text('#felt .box[data-seat="2"]')
+        assert site.state("ana", table)["seats"][0]["bets"] == []  # the bet she tried was never placed
+        shots(page, "caught-up")
+        assert not page.js_errors
+    finally:
+        proxy.close()
