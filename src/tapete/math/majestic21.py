@@ -161,12 +161,15 @@ def analyze_majestic_side_bets(decks: int = 6) -> dict[str, BetMath]:
 
 
 def majestic_side_bets_json(decks: int = 6) -> dict[str, Any]:
-    """The side-bet part of `tapete analyze majestic21 --json` (issue 6): floats rounded to 7 decimals."""
+    """The side-bet part of `tapete analyze majestic21 --json` (issue 6): floats rounded to 7 decimals,
+    and each edge and probability also as the exact fraction (a string, ``"p/q"``)."""
     bets = {
         name: {
             "house_edge": round(float(bet["house_edge"]), 7),
+            "house_edge_exact": str(bet["house_edge"]),
             "exact": True,
             "outcomes": {k: round(float(v), 7) for k, v in bet["outcomes"].items()},
+            "outcomes_exact": {k: str(v) for k, v in bet["outcomes"].items()},
         }
         for name, bet in analyze_majestic_side_bets(decks).items()
     }
