@@ -236,6 +236,58 @@ def simulate(
     _print_simulation(doc, setup)
 
 
+@app.command()
+def report(
+    game: Annotated[str, typer.Argument(help=GAMES_HELP)],
+    out: Annotated[Path, typer.Option("-o", "--out", help="directory for report.html and its figures")],
+    rules: Annotated[Path | None, typer.Option(help="JSON or TOML file of the table's settings")] = None,
+    rounds: Annotated[int | None, typer.Option(help="rounds simulated for the cross-check")] = None,
+    seed: Annotated[int, typer.Option(help="seed of the simulations")] = 1,
+    sessions: Annotated[int, typer.Option(help="sessions simulated for a player's result")] = 10_000,
+    session_rounds: Annotated[int, typer.Option(help="rounds in a session")] = 200,
+    engine_rounds: Annotated[int, typer.Option(help="kernel rounds replayed on the engine")] = 2_000,
+    workers: Annotated[int, typer.Option(help="worker processes (speed only)")] = 1,
+) -> None:
+    """Write the operator's report for the regulator: an A4-printable HTML page and its PNG figures."""
+    from rich.console import Console
+
+    from tapete.errors import InvalidRules
+    from tapete.report import ReportOptions, build_report
+    from tapete.rules import load_rules
+
+    console = Console(stderr=True)
+    try:
+        load_rules(game, {})  # an unknown game is refused before anything runs
+        for name, value, least in (
+            ("rounds", rounds if rounds is not None else 1, 1),
+            ("sessions", sessions, 1),
+            ("session_rounds", session_rounds, 1),
+            ("engine_rounds", engine_rounds, 0),
+        ):
+            if value < least:
+                raise InvalidRules(
+                    f"{name}={value}: at least {least}",
+                    key="err.report.count",
+                    name=name,
+                    value=value,
+                    least=least,
+                )
+        options = ReportOptions(
+            rounds=rounds,
+            seed=seed,
+            sessions=sessions,
+            session_rounds=session_rounds,
+            engine_rounds=engine_rounds,
+            workers=workers,
+        )
+        with console.status(f"report on {game}") as status:
+            path = build_report(game, rules, out, options, progress=lambda msg: status.update(msg))
+    except TapeteError as exc:
+        typer.echo(exc.message, err=True)
+        raise typer.Exit(2) from None
+    typer.echo(str(path))
+
+
 def _print_simulation(doc: dict[str, Any], setup: float) -> None:
     """The human form of a simulation: one line per bet, then frequencies and speed."""
     head = f"{doc['game']}: {doc['rounds']:,} rounds, seed {doc['seed']}"
