@@ -216,3 +216,13 @@ def chart_tables(chart: object, max_splits: int) -> DecisionTables:
             t.multi[up, m] = names[decide("play", ["hit", "stand"], cards_of(int(m)), up)]
         t.split_multi[up, :, :, :] = t.multi[up][None, None, :]
     return t
+
+
+def retired_pairs(tables: DecisionTables, up: int) -> set[tuple[int, int]]:
+    """The two-card hands (Black Jack values, Ace 1, ten 10) a strategy retires against up-card value
+    index `up`: what `tapete.math.majestic21.insurance_as_offered` needs."""
+    out: set[tuple[int, int]] = set()
+    for a, b, s in _two_card_states():
+        if tables.surrender[up, s]:
+            out.add((a + 1, b + 1))
+    return out

@@ -474,8 +474,15 @@ def exact_figures(game: str, rules: Any, analysis_doc: dict[str, Any]) -> list[B
         for name, bet in analyze_majestic_side_bets(rules.decks).items():
             pays = side_pays[name]
             note = ""
-            if name.startswith("insurance"):
-                note = "Valued given the up-card only: the bettor insures whatever else he sees."
+            offered = bets.get(name, {}).get("as_offered")
+            if offered:
+                offered_text = f"{offered['house_edge'] * 100:.4f} % ({offered['house_edge_exact']})"
+                note = (
+                    "Valued given the up-card only: a bettor who insures whatever his own cards. As the "
+                    "table offers it (never to a Black Jack box, nor to a box that retired, under the "
+                    f"basic strategy) its edge is {offered_text}: what a simulation of a bettor who "
+                    "insures every time he is asked measures."
+                )
             out.append(
                 BetFigures(
                     name,
