@@ -167,7 +167,8 @@ def _run_ray(
             try:
                 ray.init(address="auto", **opts)
             except ConnectionError:
-                ray.init(num_cpus=max(workers, 1), include_dashboard=False, **opts)
+                # a local Ray: `workers` CPUs when asked for, else every CPU of this machine
+                ray.init(num_cpus=workers if workers > 1 else None, include_dashboard=False, **opts)
         else:
             ray.init(address=address, **opts)
         started = True

@@ -124,6 +124,7 @@ def play_rounds(
     maxc = rec_cards.shape[1]
     maxa = rec_act.shape[1]
     nb = 6
+    nbets = nb if majestic else 1  # Black Jack plays the main bet only
     shoe_x = np.zeros(nb, dtype=np.int64)
     shoe_n = np.zeros(nb, dtype=np.int64)
     # per box, per hand
@@ -235,7 +236,7 @@ def play_rounds(
                 hole = v
         dealer_bj = (up == 0 and hole == 9) or (up == 9 and hole == 0)
         # ---------------------------------------------------------------- side bets (M21 Art.1a)
-        for b in range(nb):
+        for b in range(nbets):
             for s in range(seats):
                 net[b, s] = 0
                 placed[b, s] = b == MAIN or (majestic and b <= EXACTLY)
@@ -494,7 +495,7 @@ def play_rounds(
                 outc[MAIN, 6] += 1
             if flags[b, 2]:
                 outc[MAIN, 7] += 1
-        for bet in range(nb):
+        for bet in range(nbets):
             for b in range(seats):
                 if placed[bet, b]:
                     x = net[bet, b]

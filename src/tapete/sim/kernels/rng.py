@@ -75,12 +75,52 @@ def below(s: U64, n: int) -> np.int64:
 @njit(cache=True)
 def shuffle(cards: I8, s: U64) -> None:
     """Fisher-Yates in place (as `tapete.shoe.fisher_yates`): from the last position down, swap with a
-    uniform position at or below it."""
+    uniform position at or below it. Each 64-bit output gives two 32-bit draws (xoshiro256**'s low bits
+    are as good as its high ones), bounded by Lemire's method with rejection (exactly uniform); the state
+    stays in registers for the whole pack."""
+    s0 = s[0]
+    s1 = s[1]
+    s2 = s[2]
+    s3 = s[3]
+    spare = np.uint64(0)
+    have = False
     for i in range(cards.shape[0] - 1, 0, -1):
-        j = below(s, i + 1)
+        un = np.uint64(i + 1)
+        threshold = np.uint64(0)
+        first = True
+        while True:
+            if have:
+                x = spare
+                have = False
+            else:
+                out = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+                t = s1 << np.uint64(17)
+                s2 ^= s0
+                s3 ^= s1
+                s1 ^= s2
+                s0 ^= s3
+                s2 ^= t
+                s3 = _rotl(s3, 45)
+                x = out >> np.uint64(32)
+                spare = out & _MASK32
+                have = True
+            m = x * un
+            low = m & _MASK32
+            if low >= un:
+                break
+            if first:
+                threshold = (_TWO32 - un) % un
+                first = False
+            if low >= threshold:
+                break
+        j = np.int64(m >> np.uint64(32))
         tmp = cards[i]
         cards[i] = cards[j]
         cards[j] = tmp
+    s[0] = s0
+    s[1] = s1
+    s[2] = s2
+    s[3] = s3
 
 
 @njit(cache=True)

@@ -172,7 +172,8 @@ def play_rounds(
     cls = np.zeros(seats, dtype=np.int64)
     win = np.zeros(seats, dtype=np.int64)
     net = np.zeros((3, seats), dtype=np.int64)
-    v = np.zeros(49, dtype=np.int64)
+    vs = np.zeros((seats, 49), dtype=np.int64)  # each seat's s(c1) vector, class and relabelling
+    kp = np.zeros((seats, 2), dtype=np.int64)
     dead_idx = np.zeros(3, dtype=np.int64)
     comm = np.zeros(2, dtype=np.int64)
     for r in range(rounds):
@@ -244,9 +245,11 @@ def play_rounds(
             meta[2] = 1
             return
         for s in range(seats):  # increment Nº1 (Art.9.2)
-            _, _, total, positive = _v_vector(
-                cards[s], dead[s], nd[s], idx3, s_class, perm, perms, reps, mpay, rowsum, v, dead_idx
+            k, p, total, positive = _v_vector(
+                cards[s], dead[s], nd[s], idx3, s_class, perm, perms, reps, mpay, rowsum, vs[s], dead_idx
             )
+            kp[s, 0] = k
+            kp[s, 1] = p
             if total + positive > 0:
                 inc[s] = 1
                 if record:
@@ -257,14 +260,13 @@ def play_rounds(
                 na += 1
         c1 = comm[0]  # Art.9.3: community 1 shown; Art.9.4: Nº2 for those who made Nº1
         for s in range(seats):
-            if inc[s] == 1:
-                k, p, _, _ = _v_vector(
-                    cards[s], dead[s], nd[s], idx3, s_class, perm, perms, reps, mpay, rowsum, v, dead_idx
-                )
+            if inc[s] == 1:  # s(c1) > 0, from the vector Nº1 was decided on
+                k = kp[s, 0]
+                p = kp[s, 1]
                 x = (c1 // 4) * 4 + perms[p, c1 % 4]
                 u = x - (1 if reps[k, 0] < x else 0) - (1 if reps[k, 1] < x else 0)
                 u -= 1 if reps[k, 2] < x else 0
-                if v[u] > 0:
+                if vs[s, u] > 0:
                     inc[s] = 2
                     if record:
                         rec_act[r, na, 0] = s + 1
@@ -381,7 +383,7 @@ class ShowdownPlan:
     bets: tuple[str, ...] = BETS
     strategy: str = "basic"
     events_names: tuple[str, ...] = ()
-    full_shoe: bool = True  # Art.7: a fresh deck every round
+    full_shoe: bool = False  # the regulation's deck (Art.7) is anyway a fresh deck every round
 
     @property
     def stakes(self) -> tuple[int, ...]:
