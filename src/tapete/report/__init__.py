@@ -272,9 +272,9 @@ def build_report(
         _strategy_section(game, doc, shoe, out_dir),
         _session_section(shown, session_stats, opts),
         html.crosscheck_section(cross_rows, _engine_line(check, plan), rounds, full is None)
-        + '<figure><img src="crosscheck.png" alt="house edges: exact and simulated"><figcaption>Exact house '
-        "edge (line) and simulated edges with their 95 % intervals: full shoe (dark), regulation shoe "
-        "(light).</figcaption></figure>",
+        + f'<figure><img src="crosscheck.png" alt="house edges: exact and simulated" '
+        f'style="width: {min(100, 34 * len(cross_rows))}%"><figcaption>Exact house edge (line) and simulated '
+        "edges with their 95 % intervals: full shoe (dark), regulation shoe (light).</figcaption></figure>",
         _about_section(command, opts, plan, rounds),
     ]
     facts = [
@@ -283,7 +283,7 @@ def build_report(
         ("Settings", _settings_source(rules_file)),
         ("Software", html._e(_software())),
         ("Generated", datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")),
-        ("Reproduce", f'<code class="code">{html._e(command)}</code>'),
+        ("Reproduce", html.command_html(command)),
     ]
     text = html.page(
         f"{GAME_NAMES[game]}: the table's rules and mathematics",
@@ -291,7 +291,7 @@ def build_report(
         "table.",
         facts,
         sections,
-        f"{html._e(_software())} · {html._e(command)}",
+        f"{html._e(_software())} · {html.command_html(command)}",
     )
     path = out_dir / REPORT_FILE
     path.write_text(text, encoding="utf-8")
@@ -354,11 +354,11 @@ def _session_section(names: list[str], stats: list[dict[str, float]], opts: Repo
             html._e(BET_LABELS[n]),
             f"{s['mean']:+.2f}",
             f"{s['sd']:.2f}",
-            f"{s['q05']:+.0f}",
-            f"{s['q25']:+.0f}",
-            f"{s['median']:+.0f}",
-            f"{s['q75']:+.0f}",
-            f"{s['q95']:+.0f}",
+            html.signed(s["q05"]),
+            html.signed(s["q25"]),
+            html.signed(s["median"]),
+            html.signed(s["q75"]),
+            html.signed(s["q95"]),
             f"{s['ahead'] * 100:.1f} %",
         ]
         for n, s in zip(names, stats, strict=True)
@@ -389,5 +389,5 @@ def _about_section(command: str, opts: ReportOptions, plan: Any, rounds: int) ->
         f"{plan.stakes[0]:,} units; generator xoshiro256** seeded through NumPy's SeedSequence (seed "
         f"{opts.seed}), in chunks of one million rounds, so the same command gives the same numbers on any "
         "number of cores or machines.</p>"
-        f'<p>To reproduce it: <code class="code">{html._e(command)}</code></p>'
+        f"<p>To reproduce it: {html.command_html(command)}</p>"
     )

@@ -31,8 +31,8 @@ tr { break-inside: avoid; }
 th, td { border: 0.2mm solid #c8cdd5; padding: 0.8mm 1.6mm; vertical-align: top; text-align: left; }
 th { background: #eef1f5; font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-code.code { font-family: "DejaVu Sans Mono", monospace; font-size: 8pt; white-space: pre-wrap;
-             overflow-wrap: anywhere; }
+code.code { font-family: "DejaVu Sans Mono", monospace; font-size: 8pt; }
+code.code .arg { white-space: nowrap; }
 .facts td:first-child { width: 38mm; color: #4a5568; }
 table.settings td:nth-child(1) { width: 24%; } table.settings td:nth-child(2) { width: 22%; }
 table.settings td:nth-child(3) { width: 16%; }
@@ -59,6 +59,18 @@ footer { margin-top: 8mm; font-size: 8pt; color: #4a5568; border-top: 0.2mm soli
 
 def _e(x: object) -> str:
     return escape(str(x))
+
+
+def command_html(command: str) -> str:
+    """A command line that wraps only between its arguments (never after an option's "--")."""
+    parts = (f'<span class="arg">{_e(a)}</span>' for a in command.split(" "))
+    return f'<code class="code">{" ".join(parts)}</code>'
+
+
+def signed(x: float) -> str:
+    """A whole number with its sign, zero without one (no "-0")."""
+    r = round(x)
+    return "0" if r == 0 else f"{r:+d}"
 
 
 def pct(x: float | None, digits: int = 4) -> str:

@@ -84,7 +84,9 @@ def session_plot(
         ax.axvline(float(x.mean()), color=ACCENT, linewidth=1.2)
         for q in (q05, q95):
             ax.axvline(q, color=INK, linewidth=0.8, linestyle="--")
-        ax.set_title(f"{label}\nmean {x.mean():+.1f}, ahead {ahead * 100:.1f} %", fontsize=8)
+        mean = float(x.mean())
+        mean_text = "0.0" if round(mean, 1) == 0 else f"{mean:+.1f}"
+        ax.set_title(f"{label}\nmean {mean_text}, ahead {ahead * 100:.1f} %", fontsize=8)
         ax.set_xlabel(f"net after {rounds} rounds (units)")
         ax.set_yticks([])
     for k in range(len(names), rows * cols):
@@ -100,7 +102,7 @@ def crosscheck_plot(path: Path, rows: Sequence[dict[str, Any]]) -> None:
     freshly shuffled full pack every round and over the regulation's shoe (cut card)."""
     plt = _pyplot()
     r, cols = _grid(len(rows))
-    fig, axes = plt.subplots(r, cols, figsize=(WIDTH_IN, 1.9 * r), squeeze=False)
+    fig, axes = plt.subplots(r, cols, figsize=(WIDTH_IN * cols / 3, 1.9 * r), squeeze=False)
     for k, row in enumerate(rows):
         ax = axes[k // cols][k % cols]
         ax.axhline(row["exact"] * 100, color=ACCENT, linewidth=1.2, label="exact")
