@@ -129,10 +129,11 @@ def browser() -> Iterator[Any]:
             "`apt-get install -y chromium` (scripts/dev-setup.sh does it)",
             pytrace=False,
         )
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="pip install -e '.[dev]' installs playwright"
-    )
-    with sync_api.sync_playwright() as p:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("Playwright is missing: pip install -e '.[dev]' installs it", pytrace=False)
+    with sync_playwright() as p:
         b = p.chromium.launch(
             executable_path=str(CHROMIUM),
             args=[

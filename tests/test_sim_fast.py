@@ -48,7 +48,10 @@ def test_same_seed_same_numbers_on_one_or_two_workers(game: str) -> None:
 def test_same_seed_same_numbers_on_ray() -> None:
     """With a Ray running (here a local one: 2 CPUs, no dashboard) `--ray auto` joins it, plays the
     chunks as tasks and leaves it running: the numbers are those of one process."""
-    ray = pytest.importorskip("ray")
+    try:
+        import ray
+    except ImportError:
+        pytest.fail("Ray is missing: pip install -e '.[dev]' installs it (extra 'cluster')", pytrace=False)
     plans = [make_plan("majestic_21", {}), make_plan("punto_y_banca", {})]
     local = [_stable(run_plan(p, 240_000, 5, chunk_rounds=50_000)) for p in plans]
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
