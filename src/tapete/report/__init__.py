@@ -374,7 +374,8 @@ def _session_section(names: list[str], stats: list[dict[str, float]], opts: Repo
             num=(1, 2, 3, 4, 5, 6, 7, 8),
         )
         + '<figure><img src="session.png" alt="distribution of a session\'s result"><figcaption>Distribution '
-        "of the session's net result (dashed: the 5 % and 95 % points; red: the mean).</figcaption></figure>"
+        "of the session's net result (dashed: the 5 % and 95 % points; red: the mean; the most extreme "
+        "1 % of sessions counted in the end bins).</figcaption></figure>"
     )
 
 

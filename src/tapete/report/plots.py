@@ -76,7 +76,7 @@ def session_plot(
                 "even": even,
             }
         )
-        lo, hi = float(np.quantile(x, 0.001)), float(np.quantile(x, 0.999))
+        lo, hi = float(np.quantile(x, 0.005)), float(np.quantile(x, 0.995))  # the extreme 1 % folded in
         width = max(1, int(np.ceil((hi - lo) / 45)))  # whole units: results on a lattice show no comb
         edges = np.arange(np.floor(lo) - 0.5, np.ceil(hi) + width, width)
         ax.hist(np.clip(x, lo, hi), bins=edges, color=SOFT, edgecolor="white", linewidth=0.3)
