@@ -187,12 +187,28 @@ def test_tapete_simulate_showdown_poker(tmp_path: Path) -> None:
     rules = tmp_path / "rules.json"
     rules.write_text(json.dumps(FAST))
     out = CliRunner().invoke(
-        app, ["simulate", "showdown_poker", "--rounds", "300", "--seed", "4", "--rules", str(rules), "--json"]
+        app,
+        [
+            "simulate",
+            "showdown_poker",
+            "--rounds",
+            "300",
+            "--seed",
+            "4",
+            "--rules",
+            str(rules),
+            "--engine",
+            "--json",
+        ],
     )
     assert out.exit_code == 0, out.output
-    doc = json.loads(out.output)
-    assert doc["rounds"] == 300 and set(doc["bets"]) == {"bet", "bonus"}
-    assert doc == run_showdown(FAST, 300, seed=4).to_json()
+    doc = json.loads(out.stdout)
+    assert doc["rounds"] == 300 and set(doc["bets"]) == {"bet", "bonus"} and doc["engine"] == "engine"
+    engine = run_showdown(FAST, 300, seed=4).to_json()["bets"]
+    for name, bet in engine.items():
+        assert (
+            doc["bets"][name]["house_edge"] == bet["house_edge"] and doc["bets"][name]["n"] == bet["rounds"]
+        )
 
 
 # ------------------------------------------------------------------------------- long runs

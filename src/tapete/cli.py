@@ -137,20 +137,40 @@ def play(
 @app.command()
 def simulate(
     game: Annotated[str, typer.Argument(help=GAMES_HELP)],
-    rounds: Annotated[int, typer.Option(help="rounds to play on the engine")] = 100_000,
-    seed: Annotated[int, typer.Option(help="seed of the simulation's shoe (never used live)")] = 1,
-    workers: Annotated[int, typer.Option(help="worker processes")] = 1,
+    rounds: Annotated[int, typer.Option(help="rounds to play")] = 1_000_000,
     rules: Annotated[Path | None, typer.Option(help="JSON or TOML file of settings")] = None,
+    strategy: Annotated[
+        str, typer.Option(help="basic | composition | FILE (a chart; Black Jack and Majestic 21)")
+    ] = "basic",
+    seed: Annotated[int, typer.Option(help="seed of the simulation's shoes (never used live)")] = 1,
+    workers: Annotated[int, typer.Option(help="worker processes on this machine")] = 1,
+    ray: Annotated[
+        str | None, typer.Option("--ray", help="auto (join or start a local Ray) or a Ray cluster address")
+    ] = None,
+    seats: Annotated[
+        int | None, typer.Option(help="boxes (BJ, M21: 1) or players (Showdown: 2) at the table")
+    ] = None,
+    full_shoe: Annotated[
+        bool,
+        typer.Option(
+            "--full-shoe", help="deal every round from a freshly shuffled full pack (the exact figures' shoe)"
+        ),
+    ] = False,
+    engine: Annotated[
+        bool, typer.Option("--engine", help="play the engine itself (slow; cross-check)")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
-    """Play many rounds on the engine itself (seeded shoe, auto-players) and measure each bet's edge."""
+    """Simulate many rounds over real shoes with the fast kernels (or the engine itself with --engine):
+    each bet's mean result with its 95% interval, its standard deviation and outcome frequencies."""
+    import time
+
     from rich.console import Console
-    from rich.progress import Progress
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from tapete.errors import InvalidRules
     from tapete.math.analyze import read_settings
     from tapete.rules import load_rules
-    from tapete.sim import simulate as run_sim
 
     try:
         settings = read_settings(rules)
@@ -159,29 +179,143 @@ def simulate(
             raise InvalidRules(
                 f"rounds={rounds}: a simulation plays at least one round", key="err.sim.rounds", rounds=rounds
             )
-        with Progress(console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task(f"simulating {game}", total=rounds)
-            result = run_sim(
-                game,
-                rounds,
-                seed=seed,
-                settings=settings,
-                workers=workers,
-                progress=lambda done, total: bar.update(task, completed=done),
+        if engine and (strategy != "basic" or ray is not None or seats is not None or full_shoe):
+            raise InvalidRules(
+                "--engine plays today's engine simulation: one seat, the analysis's chart, no Ray",
+                key="err.sim.engine_options",
             )
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        ) as bar:
+            task = bar.add_task(f"simulating {game}", total=rounds)
+
+            def tick(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            if engine:
+                from tapete.sim import simulate as run_engine
+                from tapete.sim.fast import engine_json
+
+                t0 = time.perf_counter()
+                result = run_engine(
+                    game, rounds, seed=seed, settings=settings, workers=workers, progress=tick
+                )
+                doc = engine_json(result, seed, time.perf_counter() - t0, settings)
+                setup = 0.0
+            else:
+                from tapete.sim.fast import simulate_fast
+
+                fast = simulate_fast(
+                    game,
+                    rounds,
+                    seed=seed,
+                    settings=settings,
+                    strategy=strategy,
+                    seats=seats,
+                    full_shoe=full_shoe,
+                    workers=workers,
+                    ray_address=ray,
+                    progress=tick,
+                )
+                doc = fast.to_json()
+                setup = fast.setup
     except TapeteError as exc:
-        typer.echo(exc.message, err=True)
+        if as_json:
+            _print_json(exc.to_json())
+        else:
+            typer.echo(exc.message, err=True)
         raise typer.Exit(2) from None
-    doc = result.to_json()
     if as_json:
         _print_json(doc)
         return
-    for name, bet in doc["bets"].items():
-        lo, hi = bet["ci99"]
-        typer.echo(
-            f"{name:14} house edge {bet['house_edge'] * 100:8.4f} %  "
-            f"99% CI [{lo * 100:.4f}, {hi * 100:.4f}] %  ({bet['rounds']:,} rounds)"
+    _print_simulation(doc, setup)
+
+
+@app.command()
+def report(
+    game: Annotated[str, typer.Argument(help=GAMES_HELP)],
+    out: Annotated[Path, typer.Option("-o", "--out", help="directory for report.html and its figures")],
+    rules: Annotated[Path | None, typer.Option(help="JSON or TOML file of the table's settings")] = None,
+    rounds: Annotated[int | None, typer.Option(help="rounds simulated for the cross-check")] = None,
+    seed: Annotated[int, typer.Option(help="seed of the simulations")] = 1,
+    sessions: Annotated[int, typer.Option(help="sessions simulated for a player's result")] = 10_000,
+    session_rounds: Annotated[int, typer.Option(help="rounds in a session")] = 200,
+    engine_rounds: Annotated[int, typer.Option(help="kernel rounds replayed on the engine")] = 2_000,
+    workers: Annotated[int, typer.Option(help="worker processes (speed only)")] = 1,
+) -> None:
+    """Write the operator's report for the regulator: an A4-printable HTML page and its PNG figures."""
+    from rich.console import Console
+
+    from tapete.errors import InvalidRules
+    from tapete.report import ReportOptions, build_report
+    from tapete.rules import load_rules
+
+    console = Console(stderr=True)
+    try:
+        load_rules(game, {})  # an unknown game is refused before anything runs
+        for name, value, least in (
+            ("rounds", rounds if rounds is not None else 1, 1),
+            ("sessions", sessions, 1),
+            ("session_rounds", session_rounds, 1),
+            ("engine_rounds", engine_rounds, 0),
+        ):
+            if value < least:
+                raise InvalidRules(
+                    f"{name}={value}: at least {least}",
+                    key="err.report.count",
+                    name=name,
+                    value=value,
+                    least=least,
+                )
+        options = ReportOptions(
+            rounds=rounds,
+            seed=seed,
+            sessions=sessions,
+            session_rounds=session_rounds,
+            engine_rounds=engine_rounds,
+            workers=workers,
         )
+        with console.status(f"report on {game}") as status:
+            path = build_report(game, rules, out, options, progress=lambda msg: status.update(msg))
+    except TapeteError as exc:
+        typer.echo(exc.message, err=True)
+        raise typer.Exit(2) from None
+    typer.echo(str(path))
+
+
+def _print_simulation(doc: dict[str, Any], setup: float) -> None:
+    """The human form of a simulation: one line per bet, then frequencies and speed."""
+    head = f"{doc['game']}: {doc['rounds']:,} rounds, seed {doc['seed']}"
+    if doc.get("engine") == "kernel":
+        head += f", {doc['seats']} seat(s), strategy {doc['strategy']}, {doc['shoe']} shoe"
+    typer.echo(head)
+    for name, bet in doc["bets"].items():
+        edge = bet["house_edge"]
+        if edge is None:
+            typer.echo(f"  {name:14} no bets settled")
+            continue
+        lo, hi = bet["ci95"]
+        typer.echo(
+            f"  {name:14} house edge {edge * 100:8.4f} %  95% CI [{lo * 100:.4f}, {hi * 100:.4f}] %  "
+            f"sd {bet['sd']:.4f}  ({bet['n']:,} bets)"
+        )
+        freq = bet.get("outcomes") or {}
+        shown = ", ".join(f"{k} {v * 100:.3f} %" for k, v in freq.items() if v)
+        if shown:
+            typer.echo(f"  {'':14} {shown}")
+    events = doc.get("events") or {}
+    if events:
+        typer.echo("  per round: " + ", ".join(f"{k} {v * 100:.3f} %" for k, v in events.items()))
+    rate = doc.get("rounds_per_second")
+    typer.echo(
+        f"  {doc['elapsed_s']:.2f} s playing ({rate:,} rounds/s)"
+        + (f", {setup:.2f} s setup" if setup else "")
+    )
 
 
 @app.command()

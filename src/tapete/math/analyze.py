@@ -91,7 +91,25 @@ def _majestic(rules: CommonRules, progress: ProgressFn | None, *, strategy: bool
     out = _blackjack(rules, progress, strategy=strategy)
     side = majestic_side_bets_json(rules.decks)
     out["bets"].update(side["bets"])
+    _as_offered(out, rules)
     return out
+
+
+def _as_offered(out: dict[str, Any], rules: CommonRules) -> None:
+    """Each insurance's edge as the table offers it to a basic-strategy player (never to a Black Jack
+    box, nor to one that retired), beside the up-card-only figure: what a simulation measures."""
+    from tapete.cards import parse_card
+    from tapete.math.blackjack_tables import basic_tables, retired_pairs
+    from tapete.math.majestic21 import insurance_as_offered
+
+    tables = basic_tables(out["_analysis"], int(getattr(rules, "max_splits", 3)))
+    for name, up, index in (("insurance_ace", "As", 0), ("insurance_ten", "Ks", 9)):
+        bet = insurance_as_offered(rules.decks, parse_card(up), retired_pairs(tables, index))
+        out["bets"][name]["as_offered"] = {
+            "house_edge": round(float(bet["house_edge"]), 7),
+            "house_edge_exact": str(bet["house_edge"]),
+            "assumes": "offered to every box but a Black Jack or a retired one (basic strategy's retiro)",
+        }
 
 
 def _showdown(rules: CommonRules, progress: ProgressFn | None) -> dict[str, Any]:

@@ -280,12 +280,15 @@ class BaccaratAnalysis:
         return {"punto": self.edge_punto, "banca": self.edge_banca, "empate": self.edge_empate}
 
     def to_json(self) -> dict[str, Any]:
-        """The `tapete analyze punto_y_banca --json` body (issue 6): floats rounded to 7 decimals."""
+        """The `tapete analyze punto_y_banca --json` body (issue 6): floats rounded to 7 decimals, and
+        every edge and probability also as the exact fraction (a string, ``"p/q"``)."""
         bets = {
             name: {
                 "house_edge": round(float(edge), 7),
+                "house_edge_exact": str(edge),
                 "exact": True,
                 "outcomes": {k: round(float(v), 7) for k, v in self.outcomes(name).items()},
+                "outcomes_exact": {k: str(v) for k, v in self.outcomes(name).items()},
             }
             for name, edge in self.edges().items()
         }

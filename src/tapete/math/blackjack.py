@@ -109,6 +109,13 @@ def _class_id(soft: int, tot: int) -> int:
     return soft * 32 + tot
 
 
+def hand_states() -> _States:
+    """The 3,083 player hands (multisets of values with hard total <= 21) with their totals and the
+    transition ``trans[s, v]`` to the hand plus one card of value v (-1 = bust): the index a strategy
+    table and the simulation kernels share."""
+    return _states()
+
+
 @cache
 def _states() -> _States:
     """Enumerate the player hands once per process (3,083 multisets)."""
@@ -1265,6 +1272,43 @@ class _UpSolver:
         return _UpResult(dealer, hands, dict(self.t2_rank), dict(self.pair_rank), multi, ev_td, ev_cd)
 
 
+def _make_common(rules: BlackjackRules, shoe: Sequence[int], h17: bool) -> _Common:
+    """What every up-card's solver shares for these rules and this shoe (hand tables, class order,
+    two-card indices, the dealer tries and the dealer-table store)."""
+    st = _states()
+    class_order = _order_classes()
+    members: list[int] = []
+    starts = [0]
+    for c in class_order:
+        members.extend(int(s) for s in np.nonzero((st.cls == c) & (st.ncards >= 3))[0])
+        starts.append(len(members))
+    two_idx = {
+        (a, b): st.index[tuple(int(i == a) + int(i == b) for i in range(10))]
+        for a in range(10)
+        for b in range(a, 10)
+    }
+    empty = st.index[(0,) * 10]
+    reg_need = st.ncards >= 2
+    reg_need[empty] = True
+    cm = _Common(
+        rules=rules,
+        st=st,
+        tries=_dealer_tries(h17),
+        store=_dealer_store(tuple(shoe), h17),
+        full=np.array(shoe, dtype=np.int64),
+        enhc=not rules.obo,
+        class_arr=np.array(class_order, dtype=np.int64),
+        member_start=np.array(starts, dtype=np.int64),
+        members=np.array(members, dtype=np.int64),
+        multi_classes=tuple(sorted({int(c) for c in st.cls[st.ncards >= 3]})),
+        two_idx=two_idx,
+        reg_need=reg_need,
+        reg_play=st.ncards >= 2,
+        empty=empty,
+    )
+    return cm
+
+
 def analyze_blackjack(
     decks: int = 6,
     surrender: bool = True,
@@ -1312,37 +1356,7 @@ def analyze_blackjack(
         blackjack_pays=blackjack_pays,
     )
     t0 = time.perf_counter()
-    st = _states()
-    class_order = _order_classes()
-    members: list[int] = []
-    starts = [0]
-    for c in class_order:
-        members.extend(int(s) for s in np.nonzero((st.cls == c) & (st.ncards >= 3))[0])
-        starts.append(len(members))
-    two_idx = {
-        (a, b): st.index[tuple(int(i == a) + int(i == b) for i in range(10))]
-        for a in range(10)
-        for b in range(a, 10)
-    }
-    empty = st.index[(0,) * 10]
-    reg_need = st.ncards >= 2
-    reg_need[empty] = True
-    cm = _Common(
-        rules=rules,
-        st=st,
-        tries=_dealer_tries(h17),
-        store=_dealer_store(tuple(shoe), h17),
-        full=np.array(shoe, dtype=np.int64),
-        enhc=not obo,
-        class_arr=np.array(class_order, dtype=np.int64),
-        member_start=np.array(starts, dtype=np.int64),
-        members=np.array(members, dtype=np.int64),
-        multi_classes=tuple(sorted({int(c) for c in st.cls[st.ncards >= 3]})),
-        two_idx=two_idx,
-        reg_need=reg_need,
-        reg_play=st.ncards >= 2,
-        empty=empty,
-    )
+    cm = _make_common(rules, shoe, h17)
     total_cards = sum(shoe)
     dealer: dict[int, dict[str, float]] = {}
     hands: dict[tuple[int, int, int], HandEV] = {}

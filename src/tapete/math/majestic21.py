@@ -20,7 +20,7 @@ positive when the house gains.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from fractions import Fraction
 from typing import Any, TypedDict
 
@@ -34,6 +34,7 @@ __all__ = [
     "exactly_13",
     "insurance",
     "insurance_ace",
+    "insurance_as_offered",
     "insurance_ten",
     "majestic_side_bets_json",
     "over_13",
@@ -148,6 +149,35 @@ def insurance_ten(decks: int = 6, player_cards: Sequence[Card] = ()) -> BetMath:
     return insurance(decks, _TEN_UP, player_cards)
 
 
+def insurance_as_offered(decks: int, up_card: Card, retired: Collection[tuple[int, int]] = ()) -> BetMath:
+    """Insurance valued as the table OFFERS it: never to a Black Jack box (it is offered even money, or
+    nothing, instead: BJ Art.13) nor to a box that retired (Art.9 comes first), so the box's own two
+    cards are not any two cards. `retired` holds the (value, value) pairs, Aces as 1 and 10/J/Q/K as
+    10, that retire against this up-card (a strategy's retiro column). This is what a simulation of a
+    bettor who insures every time he is asked measures; `insurance` (the up-card only) is the edge
+    for a bettor who insures regardless of his cards."""
+    up_value = BJ_VALUE[up_card]
+    target, pays = (10, 2) if up_value == 1 else (1, 10)
+    if up_value not in (1, 10):
+        raise BadCards(f"insurance is offered only with an Ace or a 10/J/Q/K up, not value {up_value}")
+    counts = list(value_counts(decks, (up_card,)))
+    n = sum(counts)
+    out = set()
+    for a, b in retired:
+        out |= {(a, b), (b, a)}
+    win = offered = Fraction(0)
+    for a in range(1, 11):
+        for b in range(1, 11):
+            ways = counts[a] * (counts[b] - (a == b))
+            if not ways or {a, b} == {1, 10} or (a, b) in out:
+                continue
+            left = counts[target] - (a == target) - (b == target)
+            offered += ways
+            win += Fraction(ways * left, n - 2)
+    p = win / offered
+    return {"house_edge": 1 - (pays + 1) * p, "outcomes": {"win": p, "lose": 1 - p}}
+
+
 def analyze_majestic_side_bets(decks: int = 6) -> dict[str, BetMath]:
     """Exact house edge and outcome probabilities of every Majestic 21 side bet and insurance for a
     full pack of `decks` decks (the figures the operator declares; see the module docstring)."""
@@ -161,12 +191,15 @@ def analyze_majestic_side_bets(decks: int = 6) -> dict[str, BetMath]:
 
 
 def majestic_side_bets_json(decks: int = 6) -> dict[str, Any]:
-    """The side-bet part of `tapete analyze majestic21 --json` (issue 6): floats rounded to 7 decimals."""
+    """The side-bet part of `tapete analyze majestic21 --json` (issue 6): floats rounded to 7 decimals,
+    and each edge and probability also as the exact fraction (a string, ``"p/q"``)."""
     bets = {
         name: {
             "house_edge": round(float(bet["house_edge"]), 7),
+            "house_edge_exact": str(bet["house_edge"]),
             "exact": True,
             "outcomes": {k: round(float(v), 7) for k, v in bet["outcomes"].items()},
+            "outcomes_exact": {k: str(v) for k, v in bet["outcomes"].items()},
         }
         for name, bet in analyze_majestic_side_bets(decks).items()
     }

@@ -689,6 +689,7 @@ class ShowdownAnalysis:
                 },
                 "pot": {
                     "house_edge": float(self.pot_edge),
+                    "house_edge_exact": str(self.pot_edge),
                     "exact": True,
                     "per": "unit of pot bet; the commission, with 2+ players (returned to a lone player)",
                     "by_players": by_n,
@@ -1033,4 +1034,78 @@ def _analyze(
         bonus_ev=bonus_ev,
         strategy=tuple(strategy),
         seconds=time.perf_counter() - t0,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# The strategy as lookup tables, for the simulation kernel (tapete.sim.kernels.showdown).
+
+
+@dataclass(frozen=True)
+class ShowdownTables:
+    """The analysis's optimal play as arrays a compiled kernel reads.
+
+    Starting hands and final hands are sorted triples, indexed through ``idx3[(a * 52 + b) * 52 + c]``.
+    ``keep[t]`` is the exchange: bit i set = keep the i-th card of triple t (what `best_keep` keeps).
+    The increments: a final hand t is mapped by the suit relabelling ``perms[perm[t]]`` (suit -> suit)
+    onto its class representative ``reps[s_class[t]]``, whose 49 other cards (in increasing order) index
+    ``mpay[class, i, j]`` (net result per unit of the final hand with community cards i, j) and
+    ``rowsum[class, i]``; with dead cards D, ``s(c1) = rowsum[c1] - sum over d in D of mpay[d, c1]``, and
+    Nº1 is made iff ``sum s + sum max(0, s) > 0`` over the c1 not in D, Nº2 iff ``s(c1) > 0`` — the
+    integers of `increment_decisions`. ``bet_pay`` is the bet's net per unit by outcome class."""
+
+    keep: npt.NDArray[np.int8]
+    idx3: I32
+    s_class: I32
+    perm: npt.NDArray[np.int8]
+    perms: npt.NDArray[np.int8]
+    reps: I64
+    mpay: npt.NDArray[np.int16]
+    rowsum: I32
+    bet_pay: I64
+
+
+def strategy_tables(analysis: ShowdownAnalysis) -> ShowdownTables:
+    """The tables of the analysis's exchange (`best_keep`, the first suit relabelling onto the class
+    representative, as `best_keep` takes it) and of its increment rule (see `ShowdownTables`)."""
+    sym = _symmetry()
+    cls_plain, cls_flush = _outcome_tables()
+    pay = _pay_vector(analysis.paytable, SHOWDOWN_PAYTABLE, push_high_pair=True)
+    triples = sym.triples
+    ranks, suits = triples // 4, triples % 4
+    mapped = np.sort(ranks[None, :, :] * 4 + _PERMS[:, suits], axis=2)  # [24, 22100, 3]
+    codes = _encode3(mapped)
+    rep_codes = _encode3(sym.reps)[sym.s_class]
+    perm = np.argmax(codes == rep_codes[None, :], axis=0).astype(np.int8)  # the first relabelling
+    keep = np.zeros(len(triples), dtype=np.int8)
+    for t in range(len(triples)):
+        entry = analysis.strategy[int(sym.s_class[t])]
+        p = _PERMS[int(perm[t])]
+        kept = set(entry.keep)
+        for i in range(3):
+            c = int(triples[t, i])
+            if c // 4 * 4 + int(p[c % 4]) in kept:
+                keep[t] |= 1 << i
+    n = len(sym.reps)
+    mpay = np.empty((n, UNSEEN, UNSEEN), dtype=np.int16)
+    rowsum = np.empty((n, UNSEEN), dtype=np.int32)
+    unseen = np.empty(UNSEEN, dtype=np.int64)
+    m32 = np.empty((UNSEEN, UNSEEN), dtype=np.int32)
+    mcls = np.empty((UNSEEN, UNSEEN), dtype=np.int32)
+    row = np.empty(UNSEEN, dtype=np.int32)
+    for k in range(n):
+        x, y, z = (int(c) for c in sym.reps[k])
+        _fill(x, y, z, cls_plain, cls_flush, pay, unseen, m32, mcls, row)
+        mpay[k] = m32
+        rowsum[k] = row
+    return ShowdownTables(
+        keep=keep,
+        idx3=sym.idx3,
+        s_class=sym.s_class.astype(np.int32),
+        perm=perm,
+        perms=_PERMS.astype(np.int8),
+        reps=sym.reps,
+        mpay=mpay,
+        rowsum=rowsum,
+        bet_pay=pay,
     )
