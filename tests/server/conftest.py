@@ -4,7 +4,9 @@ migrations, the first administrator, the chain checks, the timers), and a small 
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,20 +29,50 @@ def _pg_admin() -> Any:
     return psycopg.connect(f"{PG}/postgres", autocommit=True)
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """Every server test runs on the embedded SQLite and on PostgreSQL."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'casino.db'}"
+@pytest.fixture(scope="session")
+def migrated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """One migrated database of each kind per test process, copied for every test (an SQLite file, a
+    PostgreSQL template database): migrations run once, not once per test. Each test's database still
+    starts empty of rows and is its own; `prepare` migrates it again, which finds nothing to do."""
+    from tapete.server.db import migrate
+
+    folder = tmp_path_factory.mktemp("template")
+    sqlite_file = folder / "template.db"
+    migrate(f"sqlite:///{sqlite_file}")
+    template = f"tapete_tpl_{uuid.uuid4().hex[:12]}"
+    with _pg_admin() as conn:
+        conn.execute(f'CREATE DATABASE "{template}"')
+    migrate(f"{PG}/{template}")
+    try:
+        yield {"sqlite": str(sqlite_file), "postgres": template}
+    finally:
+        with _pg_admin() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{template}" WITH (FORCE)')
+
+
+@contextlib.contextmanager
+def fresh_database(kind: str, tmp_path: Path, migrated: dict[str, str]) -> Iterator[str]:
+    """A new database of `kind` (sqlite | postgres), already migrated, dropped afterwards."""
+    if kind == "sqlite":
+        path = tmp_path / f"casino-{uuid.uuid4().hex[:6]}.db"
+        shutil.copyfile(migrated["sqlite"], path)
+        yield f"sqlite:///{path}"
         return
     name = f"tapete_test_{uuid.uuid4().hex[:12]}"
     with _pg_admin() as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{migrated["postgres"]}"')
     try:
         yield f"{PG}/{name}"
     finally:
         with _pg_admin() as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path, migrated: dict[str, str]) -> Iterator[str]:
+    """Every server test runs on the embedded SQLite and on PostgreSQL."""
+    with fresh_database(request.param, tmp_path, migrated) as url:
+        yield url
 
 
 def settings_for(url: str, data_dir: Path, **extra: Any) -> Settings:

@@ -10,12 +10,10 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from tests.server.conftest import ADMIN_PASSWORD
 
@@ -100,25 +98,6 @@ class Server:
         return r.json()
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def crash_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'casino.db'}"
-        return
-    import uuid
-
-    from tests.server.conftest import PG, _pg_admin
-
-    name = f"tapete_test_{uuid.uuid4().hex[:12]}"
-    with _pg_admin() as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"{PG}/{name}"
-    finally:
-        with _pg_admin() as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
 def _comparable(state: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in state.items() if k not in ("deadline",)}
 
@@ -133,11 +112,11 @@ def _setup(server: Server, chips: int) -> None:
     server.call("admin", "POST", "/api/cashier/buy-in", {"player": "ana", "amount": chips})
 
 
-def test_sigkill_mid_round_then_the_round_goes_on(crash_db: str, tmp_path: Path) -> None:
+def test_sigkill_mid_round_then_the_round_goes_on(database_url: str, tmp_path: Path) -> None:
     """Three live rounds, the server killed in each at another point: after the deal, after a decision,
     during the dealer's draw (his card awaited). After each restart every viewer's state is what it was,
     and the round is played to its end with the right payout."""
-    server = Server(crash_db, tmp_path / "home")
+    server = Server(database_url, tmp_path / "home")
     server.start()
     try:
         _setup(server, 10_000)
@@ -190,10 +169,10 @@ def test_sigkill_mid_round_then_the_round_goes_on(crash_db: str, tmp_path: Path)
         server.stop()
 
 
-def test_sigkill_at_a_virtual_table_keeps_the_sealed_shoe(crash_db: str, tmp_path: Path) -> None:
+def test_sigkill_at_a_virtual_table_keeps_the_sealed_shoe(database_url: str, tmp_path: Path) -> None:
     """A virtual table killed mid-round: after the restart the round goes on from the same shoe (its sealed
     order restored, each logged card checked against it), and the chain and the ledger hold."""
-    server = Server(crash_db, tmp_path / "home")
+    server = Server(database_url, tmp_path / "home")
     server.start()
     try:
         _setup(server, 100_000)

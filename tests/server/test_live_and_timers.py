@@ -12,6 +12,8 @@ from starlette.websockets import WebSocketDisconnect
 
 from tests.server.conftest import Api
 
+pytestmark = pytest.mark.usefixtures("fast_hashing")
+
 
 def _wait(api: Api, table: int, who: str, until: Any, seconds: float = 15) -> Any:
     deadline = time.monotonic() + seconds

@@ -65,6 +65,8 @@ def endpoints(w: dict[str, int]) -> list[Endpoint]:
         ),
         Endpoint("GET", "/api/players", frozenset({"cashier", "admin", "inspector"}), mutates=False),
         Endpoint("GET", "/api/tables", ANY, mutates=False),
+        Endpoint("GET", "/api/games", ANY, mutates=False),
+        Endpoint("GET", f"/api/tables/{w['bet']}/house-rules", ANY, mutates=False),
         Endpoint(
             "POST",
             "/api/tables",
@@ -111,7 +113,7 @@ def endpoints(w: dict[str, int]) -> list[Endpoint]:
 
 
 #: operations of the OpenAPI document that need no token
-OPEN = {"GET /api/health", "POST /api/login"}
+OPEN = {"GET /api/health", "POST /api/login", "GET /api/i18n/{lang}"}  # the login page speaks before a login
 
 
 def build_world(api: Api) -> dict[str, int]:

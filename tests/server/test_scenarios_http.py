@@ -18,7 +18,7 @@ from tapete.games import round_class
 from tapete.scenario import run_file
 from tapete.server.api import create_app
 from tapete.server.app import prepare
-from tests.server.conftest import ADMIN_PASSWORD, Api, settings_for
+from tests.server.conftest import ADMIN_PASSWORD, Api, fresh_database, settings_for
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 POOL = 12
@@ -30,33 +30,30 @@ def _files() -> list[Path]:
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def casino_api(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
-    """One server per database for every scenario file, with a dealer and a pool of players."""
-    from tests.server.conftest import _pg_admin
+def casino_api(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, migrated: dict[str, str]
+) -> Iterator[Api]:
+    """One server per database for every scenario file, with a dealer and a pool of players (argon2id at
+    its smallest costs: the pool's logins are not what is tested here)."""
+    from argon2 import PasswordHasher
+
+    from tapete.server import accounts
 
     tmp = tmp_path_factory.mktemp("scenarios")
-    if request.param == "sqlite":
-        url, drop = f"sqlite:///{tmp / 'casino.db'}", None
-    else:
-        import uuid
-
-        name = f"tapete_test_{uuid.uuid4().hex[:12]}"
-        with _pg_admin() as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        url, drop = f"postgresql://postgres@127.0.0.1:5432/{name}", name
-    casino = prepare(settings_for(url, tmp), say=lambda _: None)
+    real = accounts._HASHER
+    accounts._HASHER = PasswordHasher(time_cost=1, memory_cost=64, parallelism=1)
     try:
-        with TestClient(create_app(casino)) as client:
-            api = Api(client)
-            api.login("admin", ADMIN_PASSWORD)
-            api.user("dealer", "dealer")
-            for k in range(1, POOL + 1):
-                api.user(f"sc{k}", "player", chips=CHIPS)
-            yield api
+        with fresh_database(request.param, tmp, migrated) as url:
+            casino = prepare(settings_for(url, tmp), say=lambda _: None)
+            with TestClient(create_app(casino)) as client:
+                api = Api(client)
+                api.login("admin", ADMIN_PASSWORD)
+                api.user("dealer", "dealer")
+                for k in range(1, POOL + 1):
+                    api.user(f"sc{k}", "player", chips=CHIPS)
+                yield api
     finally:
-        if drop:
-            with _pg_admin() as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)')
+        accounts._HASHER = real
 
 
 class Refused(Exception):

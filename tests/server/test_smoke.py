@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.server.conftest import Api
+
+pytestmark = pytest.mark.usefixtures("fast_hashing")
 
 
 def test_a_virtual_black_jack_round_through_the_api(api: Api) -> None:

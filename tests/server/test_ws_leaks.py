@@ -26,6 +26,8 @@ from tapete.server.app import prepare
 from tests.server.conftest import ADMIN_PASSWORD, settings_for
 from tests.server.test_crash import free_port
 
+pytestmark = pytest.mark.usefixtures("fast_hashing")
+
 CARD = re.compile(r"^[A2-9TJQK][shdc]$")
 GAMES = ("blackjack", "majestic_21", "punto_y_banca", "showdown_poker")
 

@@ -179,7 +179,7 @@ def composition_tables(
 def chart_tables(chart: object, max_splits: int) -> DecisionTables:
     """A `tapete.strategy.Chart` as tables: every state answered by ``chart.decide`` as the engine's
     auto-player asks it (the resplit-Aces offer is declined, as ``decide`` declines every non-play offer)."""
-    from tapete.games.blackjack import Decision
+    from tapete.games.base import Decision
     from tapete.strategy import Chart
 
     if not isinstance(chart, Chart):
