@@ -174,7 +174,7 @@ def run_sequences(api: Api, sql: sa.Engine, examples: int) -> None:
 
 
 def test_chips_are_never_lost_over_random_operations(api: Api, sql: sa.Engine) -> None:
-    run_sequences(api, sql, examples=10)
+    run_sequences(api, sql, examples=8)
 
 
 @pytest.mark.slow
