@@ -7,6 +7,7 @@ Kept beside conftest.py (which others extend too) so that these additions touch 
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 import time
@@ -67,9 +68,15 @@ def changed(before: dict[str, list[tuple[Any, ...]]], after: dict[str, list[tupl
     return [name for name in before if before[name] != after[name]]
 
 
+def tables_in(path: str) -> list[int]:
+    """The table a request's path names (none for the casino-wide endpoints)."""
+    found = re.match(r"^/api/tables/(\d+)", path)
+    return [int(found.group(1))] if found else []
+
+
 def world(api: Api, tables: list[int]) -> dict[str, Any]:
-    """What the API says of the casino, read as the administrator: every table's state and chain check,
-    every player's balance (a refusal must leave all of it as it was)."""
+    """What the API says of the casino, read as the administrator: the tables' states and chain checks,
+    every player's balance (a refusal must leave all of it as it was; the row snapshot covers the rest)."""
     return {
         "states": {t: api.state("admin", t) for t in tables},
         "verify": {t: api.ok("admin", "GET", f"/api/tables/{t}/verify") for t in tables},

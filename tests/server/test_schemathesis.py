@@ -117,10 +117,10 @@ def run_schemathesis(api: Api, examples: int) -> collections.Counter[str]:
 
 def test_schemathesis_finds_no_server_error(api: Api, capsys: pytest.CaptureFixture[str]) -> None:
     """The default run: a few examples of each operation in each mode."""
-    tally = run_schemathesis(api, examples=12)
+    tally = run_schemathesis(api, examples=10)
     with capsys.disabled():
         print(f"\nschemathesis: {dict(tally)}")
-    assert tally["examples"] >= 600
+    assert tally["examples"] >= 500
     assert tally["2xx"] > 0 and tally["4xx"] > 0
 
 

@@ -159,9 +159,7 @@ async def available(db: AsyncSession, user: User, *, lock: bool = False) -> tupl
     free chips (each table's own lock does not order them)."""
     account = await wallet(db, user)
     if lock:
-        locked = await db.scalar(select(Account.balance).where(Account.id == account.id).with_for_update())
-        assert locked is not None
-        account.balance = locked
+        account.balance = (await lock_wallets(db, [user.name]))[user.name]
     return account.balance, account.balance - await committed(db, user.id)
 
 
