@@ -40,7 +40,7 @@ PHONE = {"width": 390, "height": 844}
 #: the window of the screenshots chosen for docs/ (small files, the table still beside its panels)
 DOCS = {"width": 1120, "height": 760}
 #: how long the page may take to show what a test waits for (ms)
-WAIT = 10_000
+WAIT = 30_000  # ms: generous, for a busy machine (two test processes, other jobs); a wait ends as soon as it holds
 
 
 def free_port() -> int:
@@ -160,7 +160,7 @@ class Site:
     def __init__(self, server: LiveServer) -> None:
         self.server = server
         self.url = server.url
-        self.http = httpx.Client(base_url=self.url, timeout=10)
+        self.http = httpx.Client(base_url=self.url, timeout=30)
         self.tokens: dict[str, str] = {}
         self.passwords: dict[str, str] = {"admin": ADMIN_PASSWORD}
         self.login_api("admin", ADMIN_PASSWORD)

@@ -35,7 +35,7 @@ def test_a_dropped_connection_comes_back_and_catches_up(site: Site, browser: Any
         assert "ben" not in page.inner_text("#felt")
 
         proxy.restore()
-        page.wait_for_selector("#connection", state="hidden", timeout=15_000)
+        page.wait_for_selector("#connection", state="hidden", timeout=45_000)
         page.wait_for_selector('#felt .box[data-seat="2"]:has-text("ben")')
         assert money(2500) in page.inner_text('#felt .box[data-seat="2"]')
         assert site.state("ana", table)["seats"][0]["bets"] == []  # the bet she tried was never placed
