@@ -39,8 +39,9 @@ DESKTOP = {"width": 1360, "height": 900}
 PHONE = {"width": 390, "height": 844}
 #: the window of the screenshots chosen for docs/ (small files, the table still beside its panels)
 DOCS = {"width": 1120, "height": 760}
-#: how long the page may take to show what a test waits for (ms)
-WAIT = 30_000  # ms: generous, for a busy machine (two test processes, other jobs); a wait ends as soon as it holds
+#: how long the page may take to show what a test waits for (ms): generous, for a busy machine (two test
+#: processes, other jobs); a wait ends as soon as what it waits for holds
+WAIT = 30_000
 
 
 def free_port() -> int:
