@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import BadRequest
@@ -159,27 +159,38 @@ async def authenticate(db: AsyncSession, settings: Settings, token: str | None) 
     if not token:
         raise Unauthorized("log in first: no token", key="err.api.no_token")
     row = await db.execute(
-        select(LoginSession, User)
+        select(
+            LoginSession.id,
+            LoginSession.last_seen_at,
+            LoginSession.ended_at,
+            User.id,
+            User.name,
+            User.role,
+            User.active,
+        )
         .join(User, User.id == LoginSession.user_id)
         .where(LoginSession.token_hash == token_hash(token))
     )
     found = row.first()
     if found is None:
         raise Unauthorized("this token does not open a session", key="err.api.bad_token")
-    session, user = found
+    session_id, last_seen, ended, user_id, name, role, active = found
     now = utcnow()
-    if session.ended_at is not None or not user.active:
+    if ended is not None or not active:
         raise Unauthorized("this session has ended: log in again", key="err.api.session_ended")
     idle = timedelta(minutes=settings.session_idle_minutes)
-    if now - session.last_seen_at > idle:
-        session.ended_at = now
-        session.ended_reason = "idle"
+    if now - last_seen > idle:
+        await db.execute(
+            update(LoginSession)
+            .where(LoginSession.id == session_id)
+            .values(ended_at=now, ended_reason="idle")
+        )
         await db.commit()
         raise Unauthorized("the session ended after being idle: log in again", key="err.api.session_idle")
-    if now - session.last_seen_at > min(TOUCH_EVERY, idle / 10):
-        session.last_seen_at = now
+    if now - last_seen > min(TOUCH_EVERY, idle / 10):
+        await db.execute(update(LoginSession).where(LoginSession.id == session_id).values(last_seen_at=now))
         await db.commit()
-    return Caller(user.id, user.name, user.role, session.id)
+    return Caller(user_id, name, role, session_id)
 
 
 async def logout(db: AsyncSession, caller: Caller) -> None:

@@ -24,7 +24,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import TapeteError
-from tapete.server import chain, ledger, tables
+from tapete.server import chain, ledger, state, tables
 from tapete.server.accounts import Caller, authenticate, create_user
 from tapete.server.config import VERSION, Settings, load_shoe_key
 from tapete.server.db import make_engine, migrate, sessions
@@ -79,6 +79,8 @@ class Casino:
         self.db = sessions(self.engine)
         self.key = settings.shoe_key
         self.runtimes: dict[int, TableRuntime] = {}
+        #: each table's state at the version this process last committed or read (pushes read no database)
+        self.snapshots: dict[int, state.Snapshot] = {}
         self.locks: dict[int, asyncio.Lock] = {}
         self.writer = asyncio.Lock()  # SQLite: one writer at a time
         self.broker: Broker = (
@@ -124,6 +126,7 @@ class Casino:
             reason = f"record {rows[1].seq} does not link to the record before it"
         if reason and table.status != "suspended":
             table.status = "suspended"
+            table.version += 1  # every process's cache of the table is now stale
             table.status_reason = f"chain check failed at start: {reason}"
             table.deadline_at = table.deadline_kind = table.deadline_version = None  # no timer plays
             db.add(
@@ -255,13 +258,15 @@ class Casino:
         *,
         caller: Caller | None = None,
         idem: Idem | None = None,
-        then: Callable[[AsyncSession, CasinoTable, TableRuntime, T], Awaitable[T]] | None = None,
+        then: Callable[[AsyncSession, TableRuntime, T, state.Snapshot], Awaitable[T]] | None = None,
     ) -> T:
         """A change of one table: under its locks, in one transaction (events, their chain and the
-        ledger together), its version moved, its timer set, committed, then pushed. `then` makes the
-        answer from what `fn` returned once the version and the timer are set, so that it shows them."""
+        ledger together), its version moved, its timer set, its state's snapshot taken, committed, then
+        pushed. `then` makes the answer from what `fn` returned and the new snapshot, so that it shows the
+        new version and timer."""
         async with self.lock(table_id), self._write_lock():
             version = 0
+            snap: state.Snapshot | None = None
             try:
                 async with self.db() as db, db.begin():
                     if idem is not None and caller is not None:
@@ -273,8 +278,9 @@ class Casino:
                     rt.version = table.version
                     await tables.set_deadline(db, table, rt)
                     version = table.version
+                    snap = await state.snapshot(db, table, rt, self.snapshots.get(table_id))
                     if then is not None:
-                        result = await then(db, table, rt, result)
+                        result = await then(db, rt, result, snap)
                     if idem is not None and caller is not None:
                         db.add(
                             IdempotencyKey(
@@ -288,9 +294,9 @@ class Casino:
             except tables.NoChange:  # only the timers' sweep raises it, and reads None as "nothing fired"
                 return cast(T, None)  # nothing happened: nothing to commit, no new version, no push
             except BaseException as exc:
-                self.runtimes.pop(
-                    table_id, None
-                )  # the engine may have moved: rebuild from what was committed
+                # the engine may have moved: rebuild from what was committed
+                self.runtimes.pop(table_id, None)
+                self.snapshots.pop(table_id, None)
                 if isinstance(exc, IntegrityError):
                     if "wallet_never_negative" in str(exc):
                         raise InsufficientFunds(
@@ -307,8 +313,42 @@ class Casino:
                         "the database did not answer: nothing was changed", key="err.api.unavailable"
                     ) from exc
                 raise
+            if snap is not None:
+                self.snapshots[table_id] = snap
         await self.broker.publish(table_id, version)
         return result
+
+    async def state_for(
+        self, table_id: int, caller: Caller, *, at_least: int | None = None
+    ) -> dict[str, Any]:
+        """server.md's state of a table for `caller`. A push (`at_least`: the version announced) is made
+        from this process's snapshot when it is that new, without the database; otherwise (a request, or a
+        version another process made) the table is read, and a player's balance is read as it is now."""
+        async with self.lock(table_id):
+            snap, rt = self.snapshots.get(table_id), self.runtimes.get(table_id)
+            if (
+                at_least is not None
+                and snap is not None
+                and rt is not None
+                and rt.version == snap.version >= at_least
+            ):
+                me = snap.balances.get(caller.name)
+                if caller.role != "player" or me is not None:
+                    return state.render(snap, rt, caller, me)
+            try:
+                async with self.db() as db:
+                    table = await self._table(db, table_id, for_update=False)
+                    rt = await self._runtime(db, table, writable=False)
+                    snap = self.snapshots.get(table_id)
+                    if snap is None or snap.version != table.version:
+                        snap = await state.snapshot(db, table, rt)
+                        self.snapshots[table_id] = snap
+                    me = None
+                    if caller.role == "player":
+                        me = (await state.balances(db, [caller.name])).get(caller.name)
+                    return state.render(snap, rt, caller, me)
+            except (OperationalError, DBAPIError) as exc:
+                raise Unavailable("the database did not answer", key="err.api.unavailable") from exc
 
     async def read(
         self, table_id: int, fn: Callable[[AsyncSession, CasinoTable, TableRuntime], Awaitable[T]]

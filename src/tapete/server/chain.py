@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.games.base import Event
@@ -45,6 +45,7 @@ async def append(
     """Chain `events` of round `round_id` onto the table's chain (its row must be locked by the caller's
     transaction); the table's next seq and head move with them."""
     rows: list[EventRecord] = []
+    values: list[dict[str, Any]] = []
     at = utcnow().isoformat().replace("+00:00", "Z")
     for event in events:
         record = {
@@ -56,23 +57,23 @@ async def append(
             "by": by,
         }
         digest = record_digest(record)
-        row = EventRecord(
-            table_id=table.id,
-            seq=table.next_seq,
-            round=str(round_id),
-            round_no=round_id if isinstance(round_id, int) else None,
-            event=event,
-            prev=table.head_hash,
-            at=at,
-            by=by,
-            hash=digest,
-        )
-        db.add(row)
-        rows.append(row)
+        value = {
+            "table_id": table.id,
+            "seq": table.next_seq,
+            "round": str(round_id),
+            "round_no": round_id if isinstance(round_id, int) else None,
+            "event": event,
+            "prev": table.head_hash,
+            "at": at,
+            "by": by,
+            "hash": digest,
+        }
+        values.append(value)
+        rows.append(EventRecord(**value))  # what was written, for the caller (not in the session)
         table.next_seq += 1
         table.head_hash = digest
-    if rows:
-        await db.flush()
+    if values:  # one statement for the step's records
+        await db.execute(insert(EventRecord), values)
     return rows
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.orm import ORMExecuteState, Session
 
 from tapete.server.config import async_url, sync_url
 
@@ -32,9 +33,36 @@ def make_engine(url: str) -> AsyncEngine:
     return create_async_engine(async_url(url), pool_size=10, max_overflow=20, pool_pre_ping=True)
 
 
+class TrackedSession(Session):
+    """A session that keeps, in ``info["touched"]``, the tables its transaction wrote (what it flushed
+    and the DML it executed), so that a table's state snapshot can keep the parts nothing changed."""
+
+
+@event.listens_for(TrackedSession, "after_flush")
+def _flushed(session: Session, _context: Any) -> None:
+    found = session.info.setdefault("touched", set())
+    for obj in (*session.new, *session.dirty, *session.deleted):
+        table = getattr(obj, "__tablename__", None)
+        if table:
+            found.add(table)
+
+
+@event.listens_for(TrackedSession, "do_orm_execute")
+def _executed(state: ORMExecuteState) -> None:
+    if state.is_insert or state.is_update or state.is_delete:
+        table = getattr(state.statement, "table", None)
+        state.session.info.setdefault("touched", set()).add(getattr(table, "name", "?"))
+
+
+@event.listens_for(TrackedSession, "after_transaction_end")
+def _ended(session: Session, transaction: Any) -> None:
+    if transaction.parent is None:  # the outermost transaction: a new one starts with nothing written
+        session.info.pop("touched", None)
+
+
 def sessions(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     """A session factory whose objects stay readable after commit."""
-    return async_sessionmaker(engine, expire_on_commit=False)
+    return async_sessionmaker(engine, expire_on_commit=False, sync_session_class=TrackedSession)
 
 
 def alembic_config(url: str) -> Any:

@@ -9,11 +9,14 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import func, select, update
+from sqlalchemy import case, func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
 
 from tapete.server.errors import InsufficientFunds
-from tapete.server.models import Account, BackBetRequest, Bet, LedgerEntry, User
+from tapete.server.models import Account, BackBetRequest, Bet, LedgerEntry, User, utcnow
 
 
 @dataclass(frozen=True)
@@ -32,9 +35,15 @@ async def _account(db: AsyncSession, name: str, kind: str, **owner: int) -> Acco
     found = await db.scalar(select(Account).where(Account.name == name))
     if found is not None:
         return found
-    account = Account(name=name, kind=kind, balance=0, **owner)
-    db.add(account)
-    await db.flush()
+    # two first uses at once (the cage at a new casino's first buy-ins): one inserts, both use it
+    dialect = db.bind.dialect.name if db.bind is not None else "sqlite"
+    make = pg_insert if dialect == "postgresql" else sqlite_insert
+    await db.execute(
+        make(Account)
+        .values(name=name, kind=kind, balance=0, **owner)
+        .on_conflict_do_nothing(index_elements=["name"])
+    )
+    account = (await db.scalars(select(Account).where(Account.name == name))).one()
     return account
 
 
@@ -68,56 +77,106 @@ async def post(
     table_id: int | None = None,
     round_no: int | None = None,
     actor: str | None = None,
-) -> list[LedgerEntry]:
+) -> None:
     """Write one transaction of entries (their amounts must sum to zero); each account's balance moves
     with its entry. A wallet that would go below zero is InsufficientFunds and nothing is written."""
-    if sum(m.amount for m in moves) != 0:
-        raise ValueError(f"a ledger transaction must sum to zero, not {sum(m.amount for m in moves)}")
+    await post_many(db, [moves], table_id=table_id, round_no=round_no, actor=actor)
+
+
+async def post_many(
+    db: AsyncSession,
+    transactions: Sequence[Sequence[Move]],
+    *,
+    table_id: int | None = None,
+    round_no: int | None = None,
+    actor: str | None = None,
+) -> None:
+    """Write several transactions of entries at once (each sums to zero and has its own id): one
+    statement moves every account's balance, one writes every entry. A wallet that would go below zero
+    is InsufficientFunds and nothing is written (the database's check stands behind this one)."""
+    for moves in transactions:
+        if sum(m.amount for m in moves) != 0:
+            raise ValueError(f"a ledger transaction must sum to zero, not {sum(m.amount for m in moves)}")
     needs: dict[int, int] = {}
-    for m in moves:
-        if m.account.kind == "wallet" and m.amount < 0:
-            needs[m.account.id] = needs.get(m.account.id, 0) - m.amount
-    for account_id, need in needs.items():
-        balance = await db.scalar(select(Account.balance).where(Account.id == account_id))
-        if balance is None or balance < need:
-            owner = next(m.account.name for m in moves if m.account.id == account_id)
-            raise InsufficientFunds(
-                f"{owner.removeprefix('wallet:')} has {balance or 0} and this takes {need}",
-                key="err.api.funds",
-                player=owner.removeprefix("wallet:"),
-                balance=balance or 0,
-                amount=need,
+    delta: dict[int, int] = {}
+    accounts: dict[int, Account] = {}
+    for moves in transactions:
+        for m in moves:
+            if m.account.kind == "wallet" and m.amount < 0:
+                needs[m.account.id] = needs.get(m.account.id, 0) - m.amount
+            if m.amount:
+                delta[m.account.id] = delta.get(m.account.id, 0) + m.amount
+                accounts[m.account.id] = m.account
+    if needs:
+        rows = await db.execute(select(Account.id, Account.balance).where(Account.id.in_(list(needs))))
+        have = {account_id: balance for account_id, balance in rows.all()}
+        for account_id, need in needs.items():
+            balance = have.get(account_id)
+            if balance is None or balance < need:
+                owner = accounts[account_id].name.removeprefix("wallet:")
+                raise InsufficientFunds(
+                    f"{owner} has {balance or 0} and this takes {need}",
+                    key="err.api.funds",
+                    player=owner,
+                    balance=balance or 0,
+                    amount=need,
+                )
+    if not delta:
+        return
+    moved = await db.execute(
+        update(Account)
+        .where(Account.id.in_(list(delta)))
+        .values(balance=Account.balance + case(delta, value=Account.id, else_=0))
+        .returning(Account.id, Account.balance)
+        .execution_options(synchronize_session=False)
+    )
+    final = {account_id: balance for account_id, balance in moved.all()}
+    running = {account_id: final[account_id] - d for account_id, d in delta.items()}
+    entries: list[dict[str, object]] = []
+    at = utcnow()
+    for moves in transactions:
+        txn = str(uuid.uuid4())
+        for m in moves:
+            if m.amount == 0:
+                continue
+            running[m.account.id] += m.amount
+            entries.append(
+                {
+                    "txn": txn,
+                    "account_id": m.account.id,
+                    "amount": m.amount,
+                    "balance_after": running[m.account.id],
+                    "kind": m.kind,
+                    "table_id": table_id,
+                    "round_no": round_no,
+                    "player": m.player,
+                    "spot": m.spot,
+                    "seq": m.seq,
+                    "actor": actor,
+                    "at": at,
+                }
             )
-    txn = str(uuid.uuid4())
-    out: list[LedgerEntry] = []
-    for m in moves:
-        if m.amount == 0:
-            continue
-        balance = await db.scalar(
-            update(Account)
-            .where(Account.id == m.account.id)
-            .values(balance=Account.balance + m.amount)
-            .returning(Account.balance)
-        )
-        assert balance is not None
-        m.account.balance = balance
-        entry = LedgerEntry(
-            txn=txn,
-            account_id=m.account.id,
-            amount=m.amount,
-            balance_after=balance,
-            kind=m.kind,
-            table_id=table_id,
-            round_no=round_no,
-            player=m.player,
-            spot=m.spot,
-            seq=m.seq,
-            actor=actor,
-        )
-        db.add(entry)
-        out.append(entry)
-    await db.flush()
-    return out
+    for account_id, account in accounts.items():  # as committed: no second UPDATE at the next flush
+        set_committed_value(account, "balance", final[account_id])
+    if entries:
+        await db.execute(insert(LedgerEntry), entries)
+
+
+async def wallets(db: AsyncSession, players: Iterable[str], *, lock: bool = False) -> dict[str, Account]:
+    """The wallets of `players` in one query (created for a player who has none yet); with `lock`, locked
+    for the rest of the transaction all at once and in one order (by account id), as `lock_wallets`."""
+    names = sorted({f"wallet:{p}" for p in players})
+    if not names:
+        return {}
+    query = select(Account).where(Account.name.in_(names)).order_by(Account.id)
+    if lock:
+        query = query.with_for_update()
+    found = {a.name.removeprefix("wallet:"): a for a in await db.scalars(query)}
+    for name in sorted({n.removeprefix("wallet:") for n in names} - set(found)):
+        user_id = await db.scalar(select(User.id).where(User.name == name))
+        assert user_id is not None, f"no player {name}"
+        found[name] = await wallet(db, user_id, name)
+    return found
 
 
 async def lock_wallets(db: AsyncSession, players: Iterable[str]) -> dict[str, int]:
@@ -151,16 +210,28 @@ async def committed(db: AsyncSession, user_id: int) -> int:
 
 
 async def available(db: AsyncSession, user: User, *, lock: bool = False) -> tuple[int, int]:
-    """(balance, what he may still bet or cash out: the balance less what he has committed).
+    """(balance, what he may still bet or cash out: the balance less what he has committed), in one
+    statement (two with `lock`).
 
     With `lock`, for a change that spends it: the wallet's row is locked for the rest of the transaction
-    (PostgreSQL's SELECT … FOR UPDATE; SQLite has one writer) before the balance and the commitments are
+    (PostgreSQL's SELECT … FOR UPDATE; SQLite has one writer) as the balance and the commitments are
     read, so that bets at two tables, a cash-out and a decision taken at once cannot each spend the same
     free chips (each table's own lock does not order them)."""
-    account = await wallet(db, user)
-    if lock:
-        account.balance = (await lock_wallets(db, [user.name]))[user.name]
-    return account.balance, account.balance - await committed(db, user.id)
+    bets = select(func.coalesce(func.sum(Bet.amount), 0)).where(Bet.user_id == user.id).scalar_subquery()
+    asks = (
+        select(func.coalesce(func.sum(BackBetRequest.amount), 0))
+        .where(BackBetRequest.user_id == user.id, BackBetRequest.status == "waiting")
+        .scalar_subquery()
+    )
+    if lock:  # the lock first, alone: on PostgreSQL a statement that waited for a row lock reads the
+        # other tables as they were before it waited, so the commitments are read by the next statement
+        await db.execute(select(Account.id).where(Account.name == f"wallet:{user.name}").with_for_update())
+    query = select(Account.balance, bets, asks).where(Account.name == f"wallet:{user.name}")
+    row = (await db.execute(query)).first()
+    if row is None:  # no wallet yet: nothing in it
+        return 0, 0
+    balance, committed_bets, committed_asks = (int(v or 0) for v in row)
+    return balance, balance - committed_bets - committed_asks
 
 
 async def cashier(db: AsyncSession, user: User, amount: int, *, out: bool, actor: str) -> int:

@@ -241,7 +241,7 @@ async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tup
     return rt, owed
 
 
-def _bettors(rnd: Round) -> set[str]:
+def bettors(rnd: Round) -> set[str]:
     """Everyone who staked in the round (holders and back-bettors): the wallets its end moves."""
     return {ev["player"] for ev in rnd.events if ev.get("type") == "stake"}
 
@@ -604,26 +604,28 @@ class Stepper:
             await self.close_round()
 
     async def _stakes(self, rows: Sequence[EventRecord]) -> None:
-        """Every stake event is a wallet → table entry, written with it."""
-        table_account = None
-        for row in rows:
-            ev = row.event
-            if ev.get("type") != "stake":
-                continue
-            user = await self.db.scalar(select(User).where(User.name == ev["player"]))
-            assert user is not None
-            table_account = table_account or await ledger.table_account(self.db, self.table.id)
-            wallet = await ledger.wallet(self.db, user)
-            await ledger.post(
-                self.db,
+        """Every stake event is a wallet → table transaction, written with it (all of a step's at once)."""
+        stakes = [row for row in rows if row.event.get("type") == "stake"]
+        if not stakes:
+            return
+        table_account = await ledger.table_account(self.db, self.table.id)
+        wallets = await ledger.wallets(self.db, {row.event["player"] for row in stakes})
+        await ledger.post_many(
+            self.db,
+            [
                 [
-                    ledger.Move(wallet, -ev["amount"], "stake", ev["player"], ev["spot"], row.seq),
+                    ledger.Move(
+                        wallets[ev["player"]], -ev["amount"], "stake", ev["player"], ev["spot"], row.seq
+                    ),
                     ledger.Move(table_account, ev["amount"], "stake", ev["player"], ev["spot"], row.seq),
-                ],
-                table_id=self.table.id,
-                round_no=self.table.round_no,
-                actor=self.by,
-            )
+                ]
+                for row in stakes
+                for ev in [row.event]
+            ],
+            table_id=self.table.id,
+            round_no=self.table.round_no,
+            actor=self.by,
+        )
 
     async def deal_virtual(self) -> None:
         """At a virtual table: the shoe answers every card step up to the next decision (or the end)."""
@@ -642,19 +644,16 @@ class Stepper:
         procedures the round caused; the round's row closed."""
         rnd = self.rt.round
         assert rnd is not None and rnd.finished
-        await ledger.lock_wallets(self.db, _bettors(rnd))
+        wallets = await ledger.wallets(self.db, bettors(rnd), lock=True)
         table_account = await ledger.table_account(self.db, self.table.id)
         house = await ledger.house(self.db)
         rows = await chain.records(self.db, self.table.id, round_id=self.table.round_no)
         moves: list[ledger.Move] = []
         commission = 0
-        wallets: dict[str, Any] = {}
 
         async def wallet_of(name: str) -> Any:
             if name not in wallets:
-                user = await self.db.scalar(select(User).where(User.name == name))
-                assert user is not None
-                wallets[name] = await ledger.wallet(self.db, user)
+                wallets.update(await ledger.wallets(self.db, [name]))
             return wallets[name]
 
         events = effective_events(rows)
@@ -817,7 +816,7 @@ async def act(
             raise Forbidden("only the box's holder decides for it", key="err.api.not_holder")
     if not isinstance(pending, Decision):
         rnd.verify(action)  # raises: the round waits for a card
-    await ledger.lock_wallets(db, _bettors(rnd))  # before any: the step may settle the round
+    await ledger.lock_wallets(db, bettors(rnd))  # before any: the step may settle the round
     cost = rnd.chips_for(action)
     if cost:
         user = await db.get(User, caller.user_id)
@@ -1112,14 +1111,25 @@ async def set_deadline(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -
 def pending_json(table: CasinoTable, rt: TableRuntime, viewer: Viewer) -> dict[str, Any] | None:
     """server.md's ``state.pending``: the card a live table waits for, the decision with its legal
     answers and deadline, or null between rounds (a virtual table's cards are dealt at once)."""
+    if not table.in_round:
+        return None
+    deadline = None
+    if table.deadline_kind == "turn" and table.deadline_at is not None:
+        deadline = table.deadline_at.isoformat().replace("+00:00", "Z")
+    return pending_of(rt, viewer, deadline)
+
+
+def pending_of(rt: TableRuntime, viewer: Viewer, deadline: str | None) -> dict[str, Any] | None:
+    """The round's pending step as `viewer` may see it (a replaced Showdown card only to its holder and
+    the inspector), with the turn's `deadline` on a decision."""
     rnd = rt.round
-    if not table.in_round or rnd is None or rnd.pending is None:
+    if rnd is None or rnd.pending is None:
         return None
     p = rnd.pending
     if isinstance(p, Decision):
         out = p.to_json()
-        if table.deadline_kind == "turn" and table.deadline_at is not None:
-            out["deadline"] = table.deadline_at.isoformat().replace("+00:00", "Z")
+        if deadline is not None:
+            out["deadline"] = deadline
         out["holder"] = rt.holders.get(p.seat)
         return out
     out = p.to_json()

@@ -13,9 +13,10 @@ from __future__ import annotations
 import io
 from collections import OrderedDict
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Request
+from fastapi import Path as InPath
 from rich.console import Console
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -210,7 +211,9 @@ def router(casino: Any) -> APIRouter:
         return {"games": [game_json(g) for g in GAMES]}
 
     @api.get("/api/tables/{table_id}/house-rules", tags=["page"])
-    async def get_house_rules(table_id: int, request: Request) -> dict[str, Any]:
+    async def get_house_rules(
+        table_id: Annotated[int, InPath(ge=0, le=2**31 - 1)], request: Request
+    ) -> dict[str, Any]:
         """The table's layout phrases and the house's rules (rules.md [A]) in every language."""
         await who(request)
 

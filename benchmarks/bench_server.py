@@ -1,0 +1,569 @@
+"""Load on the table server: tables x 7 bots playing Black Jack over HTTP and WebSocket.
+
+Each table has seven player bots (one per box) and a dealer bot, each with its own WebSocket to the
+table. A bot acts on what the server pushes him: between rounds he bets on his box; the dealer deals
+once every box has its bet; a bot whose box holds the pending decision answers it over HTTP (a simple
+hit-below-17 player, declining every offer). Decisions/s counts the answers the server took; p50/p99
+are the round trips of those answers (the request sent until its answer read).
+
+    python -m benchmarks.bench_server --tables 20 --seconds 60                       # SQLite
+    python -m benchmarks.bench_server --tables 20 --postgres                         # PostgreSQL
+    python -m benchmarks.bench_server --tables 20 --postgres --workers 2 --redis     # 2 processes
+    python -m benchmarks.bench_server --soak 30 --kill-every 180 --tables 20          # the soak run
+
+The tool starts its own `tapete serve` (a fresh SQLite file, or a fresh PostgreSQL database on
+127.0.0.1:5432 dropped afterwards), or drives a running one with `--url` and `--admin-password`.
+`--soak MINUTES` runs two server processes on one PostgreSQL database and one Redis, SIGKILLs one of
+them every `--kill-every` seconds and starts it again; the bots fail over to the other. At the end
+every table's chain is verified, the ledger must sum to zero, every round must be finished or voided
+and every player's balance must equal his buy-in plus what the rounds' settlements gave him.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+PASSWORD = "bench-password-123"
+ADMIN_PASSWORD = "bench-admin-password"
+CHIPS = 10_000_000
+BET = 1_000
+PG = "postgresql://postgres@127.0.0.1:5432"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# ---------------------------------------------------------------------------------------- servers
+class ServerProcess:
+    """One `tapete serve` (with its workers) as a subprocess in its own process group."""
+
+    def __init__(self, database_url: str, home: Path, broker: str | None, workers: int) -> None:
+        self.database_url, self.home, self.broker, self.workers = database_url, home, broker, workers
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = home / "serve.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.home.mkdir(parents=True, exist_ok=True)
+        env = {
+            **os.environ,
+            "TAPETE_HOME": str(self.home),
+            "TAPETE_ADMIN_PASSWORD": ADMIN_PASSWORD,
+            "TAPETE_SHOE_KEY": "22" * 32,
+        }
+        cmd = [sys.executable, "-m", "tapete.cli", "serve", "--port", str(self.port)]
+        cmd += ["--database-url", self.database_url]
+        if self.broker:
+            cmd += ["--broker-url", self.broker]
+        if self.workers > 1:
+            cmd += ["--workers", str(self.workers)]
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(
+                cmd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        deadline = time.monotonic() + 90
+        import urllib.request
+
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise SystemExit(f"tapete serve exited:\n{self.log.read_text()[-3000:]}")
+            with contextlib.suppress(Exception):
+                with urllib.request.urlopen(f"{self.url}/api/health", timeout=1) as r:
+                    if json.loads(r.read()).get("ok"):
+                        return
+            time.sleep(0.2)
+        raise SystemExit("tapete serve did not come up")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+
+
+def create_database() -> str:
+    import psycopg
+
+    name = f"tapete_bench_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return name
+
+
+def drop_database(name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+# ------------------------------------------------------------------------------------------- client
+class Client:
+    """HTTP to any of the server's addresses (the next one when one does not answer: a load balancer)."""
+
+    def __init__(self, session: aiohttp.ClientSession, urls: list[str], token: str = "") -> None:
+        self.session, self.urls, self.token = session, urls, token
+        self.at = random.randrange(len(urls))
+
+    @property
+    def url(self) -> str:
+        return self.urls[self.at]
+
+    def failover(self) -> None:
+        self.at = (self.at + 1) % len(self.urls)
+
+    async def call(self, method: str, path: str, body: Any = None, *, tries: int = 1) -> tuple[int, Any]:
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        last: Exception | None = None
+        for _ in range(max(tries, 1)):
+            try:
+                async with self.session.request(
+                    method,
+                    self.url + path,
+                    json=body,
+                    headers=headers,
+                    timeout=aiohttp.ClientTimeout(total=30),
+                ) as r:
+                    return r.status, await r.json(content_type=None)
+            except (TimeoutError, aiohttp.ClientError) as exc:
+                last = exc
+                self.failover()
+                await asyncio.sleep(0.2)
+        raise ConnectionError(f"{method} {path}: {last!r}")
+
+    async def ok(self, method: str, path: str, body: Any = None) -> Any:
+        status, data = await self.call(method, path, body, tries=20)
+        if status >= 300:
+            raise RuntimeError(f"{method} {path} -> {status} {data}")
+        return data
+
+
+@dataclass
+class Stats:
+    """What the bots measured."""
+
+    decisions: list[float] = field(default_factory=list)  # round trips of the answers taken (s)
+    bets: list[float] = field(default_factory=list)
+    deals: list[float] = field(default_factory=list)
+    refused: dict[str, int] = field(default_factory=dict)
+    failures: int = 0
+    pushes: int = 0
+    rounds: int = 0
+    counting: bool = False
+
+    def note(self, kind: str, seconds: float, status: int, data: Any) -> None:
+        if status < 300:
+            if self.counting:
+                getattr(self, kind).append(seconds)
+            return
+        code = (
+            (data or {}).get("error", {}).get("code", str(status)) if isinstance(data, dict) else str(status)
+        )
+        self.refused[f"{kind}:{code}"] = self.refused.get(f"{kind}:{code}", 0) + 1
+
+
+def _total(cards: list[str]) -> int:
+    values = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}
+    total = sum(values.get(c[0], int(c[0]) if c[0].isdigit() else 10) for c in cards)
+    if any(c[0] == "A" for c in cards) and total + 10 <= 21:
+        total += 10
+    return total
+
+
+class Bot:
+    """A player at one box (or the table's dealer when `seat` is 0), acting on the pushes he receives."""
+
+    def __init__(self, client: Client, table: int, seat: int, stats: Stats, stop: asyncio.Event) -> None:
+        self.client, self.table, self.seat, self.stats, self.stop = client, table, seat, stats, stop
+        self.seen = -1  # the newest table version this bot acted on or was answered with
+        self.wake = asyncio.Event()
+        self.latest: dict[str, Any] | None = None
+
+    async def run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                await self._connected()
+            except (TimeoutError, aiohttp.ClientError, ConnectionError, OSError):
+                self.client.failover()
+                await asyncio.sleep(0.3)
+
+    async def _connected(self) -> None:
+        since = f"&since={self.seen}" if self.seen >= 0 else ""
+        url = (
+            self.client.url.replace("http", "ws", 1)
+            + f"/ws/tables/{self.table}?token={self.client.token}{since}"
+        )
+        async with self.client.session.ws_connect(
+            url, heartbeat=None, timeout=aiohttp.ClientWSTimeout(ws_close=5)
+        ) as ws:
+            actor = asyncio.create_task(self._act())
+            try:
+                async for msg in ws:
+                    if msg.type != aiohttp.WSMsgType.TEXT:
+                        break
+                    data = json.loads(msg.data)
+                    if data.get("type") == "state":
+                        self.stats.pushes += 1
+                        self.offer(data["state"])
+                    if self.stop.is_set():
+                        break
+            finally:
+                actor.cancel()
+                with contextlib.suppress(BaseException):
+                    await actor
+        if not self.stop.is_set():
+            raise ConnectionError("the WebSocket closed")
+
+    def offer(self, state: dict[str, Any]) -> None:
+        """A state pushed or answered: kept when it is the newest this bot has."""
+        if self.latest is None or state["seq"] > self.latest["seq"]:
+            self.latest = state
+            self.wake.set()
+
+    async def _act(self) -> None:
+        while not self.stop.is_set():
+            await self.wake.wait()
+            self.wake.clear()
+            state = self.latest
+            if state is None or state["seq"] <= self.seen:
+                continue
+            await self.step(state)
+
+    async def _post(self, kind: str, path: str, body: Any) -> None:
+        t0 = time.perf_counter()
+        try:
+            status, data = await self.client.call("POST", path, body)
+        except ConnectionError:
+            self.stats.failures += 1
+            return
+        self.stats.note(kind, time.perf_counter() - t0, status, data)
+        if status < 300 and isinstance(data, dict) and "seq" in data:
+            self.offer(data)  # the answer is the newest state: act on it at once if it asks for more
+
+    async def step(self, state: dict[str, Any]) -> None:
+        path = f"/api/tables/{self.table}"
+        if state["phase"] == "betting":
+            seats = state["seats"]
+            if self.seat == 0:
+                if all(s["bets"] for s in seats):
+                    self.seen = state["seq"]
+                    await self._post("deals", f"{path}/deal", None)
+                    self.stats.rounds += 1 if self.stats.counting else 0
+                return
+            if not seats[self.seat - 1]["bets"]:
+                self.seen = state["seq"]
+                await self._post("bets", f"{path}/bets", {"seat": self.seat, "spot": "main", "amount": BET})
+            return
+        pending = state.get("pending")
+        if (
+            self.seat == 0
+            or not pending
+            or pending.get("kind") != "decision"
+            or pending.get("seat") != self.seat
+        ):
+            return
+        self.seen = state["seq"]
+        legal = pending["legal"]
+        if "decline" in legal:
+            action = "decline"
+        else:
+            box = next(s for s in state["view"]["seats"] if s["seat"] == self.seat)
+            hand = box["hands"][pending.get("hand") or 0]
+            action = "hit" if _total(hand["cards"]) < 17 and "hit" in legal else "stand"
+        body = {"seat": self.seat, "action": action, "hand": pending.get("hand") or 0}
+        await self._post("decisions", f"{path}/actions", body)
+
+
+# ------------------------------------------------------------------------------------------- set-up
+async def login(session: aiohttp.ClientSession, urls: list[str], name: str, password: str) -> Client:
+    client = Client(session, urls)
+    data = await client.ok("POST", "/api/login", {"username": name, "password": password})
+    client.token = data["token"]
+    return client
+
+
+async def set_up(
+    session: aiohttp.ClientSession, urls: list[str], tables: int, admin_password: str
+) -> tuple[Client, list[int], list[Client]]:
+    admin = await login(session, urls, "admin", admin_password)
+    tag = uuid.uuid4().hex[:6]
+    names = [f"bot{tag}{k}" for k in range(tables * 7)]
+    dealer = f"dealer{tag}"
+    await admin.ok("POST", "/api/users", {"username": dealer, "password": PASSWORD, "role": "dealer"})
+    sem = asyncio.Semaphore(8)
+
+    async def player(name: str) -> Client:
+        async with sem:
+            await admin.ok("POST", "/api/users", {"username": name, "password": PASSWORD, "role": "player"})
+            await admin.ok("POST", "/api/cashier/buy-in", {"player": name, "amount": CHIPS})
+            return await login(session, urls, name, PASSWORD)
+
+    players = list(await asyncio.gather(*(player(n) for n in names)))
+    ids = []
+    for t in range(tables):
+        data = await admin.ok(
+            "POST",
+            "/api/tables",
+            {
+                "game": "blackjack",
+                "name": f"Bench {tag} {t + 1}",
+                "mode": "virtual",
+                "rules": {"turn_seconds": 600},
+            },
+        )
+        ids.append(int(data["id"]))
+    for t, table in enumerate(ids):
+        for seat in range(1, 8):
+            await players[t * 7 + seat - 1].ok("POST", f"/api/tables/{table}/seats", {"seat": seat})
+    dealers = [await login(session, urls, dealer, PASSWORD) for _ in ids]
+    return admin, ids, players + dealers
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+async def drive(
+    urls: list[str], args: argparse.Namespace, admin_password: str, chaos: Any = None
+) -> dict[str, Any]:
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        print(f"setting up {args.tables} tables x 7 players ...", flush=True)
+        admin, ids, clients = await set_up(session, urls, args.tables, admin_password)
+        stats, stop = Stats(), asyncio.Event()
+        bots = []
+        for t, table in enumerate(ids):
+            for seat in range(1, 8):
+                bots.append(Bot(clients[t * 7 + seat - 1], table, seat, stats, stop))
+            bots.append(Bot(clients[len(ids) * 7 + t], table, 0, stats, stop))
+        tasks = [asyncio.create_task(b.run()) for b in bots]
+        await asyncio.sleep(args.warmup)
+        stats.counting = True
+        t0 = time.perf_counter()
+        seconds = args.soak * 60 if args.soak else args.seconds
+        chaos_task = asyncio.create_task(chaos(stats)) if chaos else None
+        last = 0
+        while (elapsed := time.perf_counter() - t0) < seconds:
+            await asyncio.sleep(min(5.0, seconds - elapsed))
+            n = len(stats.decisions)
+            print(
+                f"  {time.perf_counter() - t0:6.0f} s  decisions {n:7d}  ({(n - last) / 5:6.0f}/s)  rounds {stats.rounds}"
+                f"  p99 {pct(stats.decisions, 0.99):6.1f} ms  refused {sum(stats.refused.values())}  failures {stats.failures}",
+                flush=True,
+            )
+            last = n
+        elapsed = time.perf_counter() - t0
+        stats.counting = False
+        if chaos_task:
+            chaos_task.cancel()
+            with contextlib.suppress(BaseException):
+                await chaos_task
+        stop.set()
+        for b in bots:
+            b.wake.set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        result = {
+            "tables": args.tables,
+            "players": args.tables * 7,
+            "seconds": round(elapsed, 1),
+            "decisions": len(stats.decisions),
+            "decisions_per_second": round(len(stats.decisions) / elapsed, 1),
+            "decision_ms": {
+                "p50": round(pct(stats.decisions, 0.5), 1),
+                "p99": round(pct(stats.decisions, 0.99), 1),
+            },
+            "bets_per_second": round(len(stats.bets) / elapsed, 1),
+            "bet_ms": {"p50": round(pct(stats.bets, 0.5), 1), "p99": round(pct(stats.bets, 0.99), 1)},
+            "deal_ms": {"p50": round(pct(stats.deals, 0.5), 1), "p99": round(pct(stats.deals, 0.99), 1)},
+            "rounds": stats.rounds,
+            "pushes": stats.pushes,
+            "refused": stats.refused,
+            "failures": stats.failures,
+        }
+        if args.soak:
+            result["checks"] = await soak_checks(session, urls, admin, ids, clients[: len(ids) * 7])
+        return result
+
+
+async def soak_checks(
+    session: aiohttp.ClientSession, urls: list[str], admin: Client, ids: list[int], players: list[Client]
+) -> dict[str, Any]:
+    """After the soak: let every round end (the turn timer answers), then check chains, rounds, ledger
+    and every player's balance against his buy-in plus what the rounds' recalls paid him."""
+    del session, urls
+    deadline = time.monotonic() + 900
+    for table in ids:
+        while True:
+            state = await admin.ok("GET", f"/api/tables/{table}/state")
+            if state["phase"] == "betting":
+                break
+            pending = state.get("pending") or {}
+            if pending.get("kind") == "decision":  # answer for the holder as the timer would
+                holder = players[ids.index(table) * 7 + pending["seat"] - 1]
+                action = "decline" if "decline" in pending["legal"] else "stand"
+                await holder.call(
+                    "POST",
+                    f"/api/tables/{table}/actions",
+                    {"seat": pending["seat"], "action": action, "hand": pending.get("hand") or 0},
+                    tries=5,
+                )
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"table {table} did not finish its round")
+            await asyncio.sleep(0.2)
+    chains = {}
+    statuses: dict[str, int] = {}
+    net: dict[str, int] = {}
+    for table in ids:
+        chains[table] = await admin.ok("GET", f"/api/tables/{table}/verify")
+        rounds = (await admin.ok("GET", f"/api/tables/{table}/rounds"))["rounds"]
+        for r in rounds:
+            statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+            recall = await admin.ok("GET", f"/api/tables/{table}/rounds/{r['round']}")
+            if sum(e["amount"] for e in recall["ledger"]) != 0:
+                raise RuntimeError(f"table {table} round {r['round']}: its ledger entries do not sum to zero")
+            for e in recall["ledger"]:
+                if e.get("account", "").startswith("wallet:"):
+                    who = e["account"].split(":", 1)[1]
+                    net[who] = net.get(who, 0) + e["amount"]
+    balances = {}
+    for client in players:
+        me = await client.ok("GET", "/api/me")
+        balances[me["name"]] = me["balance"]
+    wrong = {n: (b, CHIPS + net.get(n, 0)) for n, b in balances.items() if b != CHIPS + net.get(n, 0)}
+    return {
+        "chains_ok": all(c.get("ok") for c in chains.values()),
+        "records": sum(c.get("records", 0) for c in chains.values()),
+        "rounds": statuses,
+        "balances_wrong": wrong,
+    }
+
+
+def summary(result: dict[str, Any], label: str) -> str:
+    return (
+        f"{label}: {result['tables']} tables, {result['players']} players, {result['seconds']} s: "
+        f"{result['decisions_per_second']} decisions/s (p50 {result['decision_ms']['p50']} ms, "
+        f"p99 {result['decision_ms']['p99']} ms), {result['bets_per_second']} bets/s "
+        f"(p99 {result['bet_ms']['p99']} ms), {result['rounds']} rounds, refused {result['refused']}, "
+        f"failures {result['failures']}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tables", type=int, default=1)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--warmup", type=float, default=5)
+    parser.add_argument("--postgres", action="store_true", help="a fresh database on 127.0.0.1:5432")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--redis", action="store_true", help="pushes through redis://127.0.0.1:6379/0")
+    parser.add_argument("--url", action="append", help="drive a running server (repeat for several)")
+    parser.add_argument("--admin-password", default=os.environ.get("TAPETE_ADMIN_PASSWORD", ADMIN_PASSWORD))
+    parser.add_argument(
+        "--soak", type=float, default=0, help="minutes of load on two processes, one killed now and then"
+    )
+    parser.add_argument("--kill-every", type=float, default=180)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    with contextlib.suppress(ImportError):
+        import uvloop
+
+        uvloop.install()
+    label = "sqlite"
+    if args.url:
+        result = asyncio.run(drive(args.url, args, args.admin_password))
+        label = "running server"
+    else:
+        home = Path(tempfile.mkdtemp(prefix="tapete-bench-"))
+        db_name = None
+        servers: list[ServerProcess] = []
+        try:
+            if args.postgres or args.soak:
+                db_name = create_database()
+                url = f"{PG}/{db_name}"
+                label = "postgresql"
+            else:
+                url = f"sqlite:///{home / 'casino.db'}"
+            broker = "redis://127.0.0.1:6379/0" if (args.redis or args.soak) else None
+            count = 2 if args.soak else 1
+            for k in range(count):
+                servers.append(ServerProcess(url, home / f"s{k}", broker, args.workers))
+                servers[-1].start()
+            label += f", {args.workers * count} process(es)"
+            chaos = None
+            if args.soak:
+                label += f", soak {args.soak} min, a process killed every {args.kill_every:.0f} s"
+
+                async def chaos(stats: Stats) -> None:
+                    k = 0
+                    while True:
+                        await asyncio.sleep(args.kill_every)
+                        victim = servers[k % len(servers)]
+                        print(f"  SIGKILL {victim.url}", flush=True)
+                        victim.kill()
+                        await asyncio.sleep(5)
+                        await asyncio.get_running_loop().run_in_executor(None, victim.start)
+                        print(f"  started {victim.url} again", flush=True)
+                        k += 1
+
+            result = asyncio.run(drive([s.url for s in servers], args, ADMIN_PASSWORD, chaos))
+        finally:
+            for s in servers:
+                s.stop()
+            if db_name:
+                drop_database(db_name)
+            shutil.rmtree(home, ignore_errors=True)
+    result["setup"] = label
+    print(json.dumps(result) if args.json else summary(result, label))
+    if args.soak:
+        checks = result["checks"]
+        print(json.dumps(checks, indent=1))
+        ok = (
+            checks["chains_ok"]
+            and not checks["balances_wrong"]
+            and set(checks["rounds"]) <= {"finished", "voided"}
+        )
+        print("soak checks:", "all hold" if ok else "FAILED")
+        sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

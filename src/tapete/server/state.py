@@ -1,0 +1,191 @@
+"""server.md's state of a table for one caller, built from a snapshot taken once per table version.
+
+A change of a table is pushed to every viewer of it (seven players, the dealer, spectators): reading the
+table's rows once per viewer made each push cost a dozen queries per connection. A `Snapshot` holds what
+every viewer shares at one committed version (the table, its seats and bets, the back-bet requests, the
+balances of the players at it, the payouts); each viewer's own part (the engine's view for him, the
+pending step as he may see it, his balance) is made from it. It is built inside the transaction that
+made the version and kept once that transaction committed, so a push reads no database at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from tapete.server import tables, words
+from tapete.server.accounts import Caller
+from tapete.server.models import Account, BackBetRequest, Bet, CasinoTable, User
+from tapete.server.tables import TableRuntime, bettors
+
+
+@dataclass
+class Snapshot:
+    """What every viewer of one table version shares."""
+
+    table_id: int
+    version: int
+    base: dict[str, Any]
+    requests: list[dict[str, Any]]
+    holders: dict[int, str]
+    by_seat: dict[int, list[dict[str, Any]]]
+    #: player name → (balance, available) as of this version
+    balances: dict[str, tuple[int, int]]
+    in_round: bool
+    #: viewer → (view, pending), made on first use while the runtime is at this version
+    views: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+
+
+async def balances(db: AsyncSession, names: Iterable[str]) -> dict[str, tuple[int, int]]:
+    """(balance, available) of each named player in one statement: his wallet less what he has committed
+    and not yet staked (his bets waiting for a deal at every table, his back-bet requests still waiting);
+    as `ledger.available` says it, for many players at once."""
+    wanted = sorted(set(names))
+    if not wanted:
+        return {}
+    bets = select(func.coalesce(func.sum(Bet.amount), 0)).where(Bet.user_id == User.id).scalar_subquery()
+    asks = (
+        select(func.coalesce(func.sum(BackBetRequest.amount), 0))
+        .where(BackBetRequest.user_id == User.id, BackBetRequest.status == "waiting")
+        .scalar_subquery()
+    )
+    rows = await db.execute(
+        select(User.name, func.coalesce(Account.balance, 0), bets, asks)
+        .outerjoin(Account, (Account.user_id == User.id) & (Account.kind == "wallet"))
+        .where(User.name.in_(wanted))
+    )
+    return {name: (int(balance), int(balance) - int(b) - int(a)) for name, balance, b, a in rows.all()}
+
+
+#: the tables whose rows a snapshot's shared parts come from: a change that wrote none of them keeps them
+SEATING = frozenset({"seats", "bets", "back_bet_requests", "users"})
+MONEY = frozenset({"accounts", "ledger_entries"})
+
+
+def touched(db: AsyncSession) -> set[str]:
+    """The tables this session's transaction wrote so far (`db.TrackedSession` keeps them)."""
+    found: set[str] = db.sync_session.info.setdefault("touched", set())
+    return found
+
+
+async def snapshot(
+    db: AsyncSession, table: CasinoTable, rt: TableRuntime, previous: Snapshot | None = None
+) -> Snapshot:
+    """The shared part of the table's state at its current version. The seats, bets and requests (three
+    queries) and the balances (one) are those of `previous`, the version before, when this transaction
+    wrote none of their tables: a decision at a virtual table reads nothing more."""
+    wrote = touched(db)
+    keep = (
+        previous is not None
+        and previous.table_id == table.id
+        and previous.version == table.version - 1
+        and not wrote & SEATING
+    )
+    if keep and previous is not None:
+        holders, by_seat, requests = previous.holders, previous.by_seat, previous.requests
+    else:
+        holders, by_seat, requests = await _seating(db, table)
+    rnd = rt.round if table.in_round else rt.last
+    in_play = bettors(rnd) if rnd is not None else set()
+    people: set[str] = set(holders.values()) | {str(r["player"]) for r in requests} | in_play
+    people |= {str(b["player"]) for bets in by_seat.values() for b in bets}
+    if keep and previous is not None and not wrote & MONEY and people <= set(previous.balances):
+        money = previous.balances
+    else:
+        money = await balances(db, people)
+    spec = rt.cls.bet_spec(rt.rules)
+    base: dict[str, Any] = {
+        "table": {
+            "id": table.id,
+            "name": table.name,
+            "game": table.game,
+            "mode": table.mode,
+            "rules": table.rules,
+            "status": table.status,
+        },
+        "phase": "playing" if table.in_round else "betting",
+        "round": table.round_no if table.in_round else None,
+        "last_round": table.round_no if not table.in_round and table.round_no else None,
+        "seats": [
+            {"seat": n, "holder": holders.get(n), "bets": by_seat.get(n, [])}
+            for n in range(1, spec.seats + 1)
+        ],
+        "seq": table.version,
+        "deadline": table.deadline_at.isoformat().replace("+00:00", "Z") if table.deadline_at else None,
+        "deadline_kind": table.deadline_kind,
+        "payouts": words.payouts(table.id, table.game, rt.rules, rnd),
+    }
+    return Snapshot(
+        table_id=table.id,
+        version=table.version,
+        base=base,
+        requests=requests,
+        holders=holders,
+        by_seat=by_seat,
+        balances=money,
+        in_round=table.in_round,
+    )
+
+
+async def _seating(
+    db: AsyncSession, table: CasinoTable
+) -> tuple[dict[int, str], dict[int, list[dict[str, Any]]], list[dict[str, Any]]]:
+    """The table's holders, its bets for the next round by box, and the back-bet requests waiting."""
+    holders = dict(await tables.seats_of(db, table.id))
+    bets = await db.execute(
+        select(Bet.seat, Bet.spot, Bet.amount, User.name)
+        .join(User, User.id == Bet.user_id)
+        .where(Bet.table_id == table.id)
+        .order_by(Bet.id)
+    )
+    by_seat: dict[int, list[dict[str, Any]]] = {}
+    for seat, spot, amount, name in bets.all():
+        by_seat.setdefault(seat, []).append({"player": name, "spot": spot, "amount": amount})
+    rows = await db.execute(
+        select(
+            BackBetRequest.id,
+            BackBetRequest.seat,
+            BackBetRequest.spot,
+            BackBetRequest.amount,
+            BackBetRequest.status,
+            User.name,
+        )
+        .join(User, User.id == BackBetRequest.user_id)
+        .where(BackBetRequest.table_id == table.id, BackBetRequest.status == "waiting")
+        .order_by(BackBetRequest.id)
+    )
+    requests = [
+        {"request": rid, "seat": seat, "player": name, "spot": spot, "amount": amount, "status": status}
+        for rid, seat, spot, amount, status, name in rows.all()
+    ]
+    return holders, by_seat, requests
+
+
+def render(snap: Snapshot, rt: TableRuntime, caller: Caller, me: tuple[int, int] | None) -> dict[str, Any]:
+    """server.md's state for `caller` from a snapshot whose version the runtime is still at (the caller
+    holds the table's lock): the engine's view for him, the pending step as he may see it, the requests
+    he may see (his own and those on his boxes; staff see all) and, for a player, his balance."""
+    viewer = tables.viewer_of(caller)
+    key = str(viewer)
+    made = snap.views.get(key)
+    if made is None:
+        rnd = rt.round if snap.in_round else rt.last
+        view = rnd.view(viewer) if rnd is not None else None
+        deadline = snap.base["deadline"] if snap.base["deadline_kind"] == "turn" else None
+        pending = tables.pending_of(rt, viewer, deadline) if snap.in_round else None
+        made = snap.views[key] = (view, pending)
+    state = dict(snap.base)
+    state["pending"], state["view"] = made[1], made[0]
+    state["requests"] = [
+        r
+        for r in snap.requests
+        if caller.role != "player" or r["player"] == caller.name or snap.holders.get(r["seat"]) == caller.name
+    ]
+    if caller.role == "player":
+        balance, free = me if me is not None else (0, 0)
+        state["me"] = {"name": caller.name, "balance": balance, "available": free}
+    return state
