@@ -179,6 +179,7 @@ class Stats:
     deals: list[float] = field(default_factory=list)
     refused: dict[str, int] = field(default_factory=dict)
     failures: int = 0
+    bot_errors: int = 0
     pushes: int = 0
     rounds: int = 0
     counting: bool = False
@@ -259,7 +260,12 @@ class Bot:
             state = self.latest
             if state is None or state["seq"] <= self.seen:
                 continue
-            await self.step(state)
+            try:
+                await self.step(state)
+            except Exception as exc:  # a bot that cannot read a state says so and goes on
+                self.stats.bot_errors += 1
+                if self.stats.bot_errors <= 5:
+                    print(f"  bot {self.table}/{self.seat}: {exc!r}", file=sys.stderr, flush=True)
 
     async def _post(self, kind: str, path: str, body: Any) -> None:
         t0 = time.perf_counter()
@@ -371,6 +377,9 @@ async def drive(
             for seat in range(1, 8):
                 bots.append(Bot(clients[t * 7 + seat - 1], table, seat, stats, stop))
             bots.append(Bot(clients[len(ids) * 7 + t], table, 0, stats, stop))
+        if args.route == "table":  # a load balancer that hashes the table in the path: one process each
+            for bot in bots:
+                bot.client.at = bot.table % len(urls)
         tasks = [asyncio.create_task(b.run()) for b in bots]
         await asyncio.sleep(args.warmup)
         stats.counting = True
@@ -416,6 +425,7 @@ async def drive(
             "pushes": stats.pushes,
             "refused": stats.refused,
             "failures": stats.failures,
+            "bot_errors": stats.bot_errors,
         }
         if args.soak:
             result["checks"] = await soak_checks(session, urls, admin, ids, clients[: len(ids) * 7])
@@ -493,7 +503,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--warmup", type=float, default=5)
     parser.add_argument("--postgres", action="store_true", help="a fresh database on 127.0.0.1:5432")
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=1, help="tapete serve --workers N (one port)")
+    parser.add_argument("--processes", type=int, default=1, help="separate tapete serve processes")
+    parser.add_argument(
+        "--route",
+        choices=["table", "any"],
+        default="table",
+        help="with --processes: each table's bots on one process (a balancer hashing the table), or any",
+    )
     parser.add_argument("--redis", action="store_true", help="pushes through redis://127.0.0.1:6379/0")
     parser.add_argument("--url", action="append", help="drive a running server (repeat for several)")
     parser.add_argument("--admin-password", default=os.environ.get("TAPETE_ADMIN_PASSWORD", ADMIN_PASSWORD))
@@ -523,11 +540,13 @@ def main() -> None:
             else:
                 url = f"sqlite:///{home / 'casino.db'}"
             broker = "redis://127.0.0.1:6379/0" if (args.redis or args.soak) else None
-            count = 2 if args.soak else 1
+            count = 2 if args.soak else args.processes
             for k in range(count):
                 servers.append(ServerProcess(url, home / f"s{k}", broker, args.workers))
                 servers[-1].start()
             label += f", {args.workers * count} process(es)"
+            if count > 1:
+                label += f", routed by {args.route}"
             chaos = None
             if args.soak:
                 label += f", soak {args.soak} min, a process killed every {args.kill_every:.0f} s"
@@ -550,7 +569,10 @@ def main() -> None:
                 s.stop()
             if db_name:
                 drop_database(db_name)
-            shutil.rmtree(home, ignore_errors=True)
+            if not os.environ.get("BENCH_KEEP"):
+                shutil.rmtree(home, ignore_errors=True)
+            else:
+                print(f"kept {home}")
     result["setup"] = label
     print(json.dumps(result) if args.json else summary(result, label))
     if args.soak:

@@ -94,7 +94,10 @@ class Casino:
         """Connect the broker, check every table's chain head, start the timers."""
         await self.broker.start()
         async with self.db() as db, db.begin():
-            for table in list(await db.scalars(select(CasinoTable))):
+            query = select(CasinoTable).order_by(CasinoTable.id)
+            if self.postgres:  # another process may be playing: its next commit must not fall between
+                query = query.with_for_update()  # the table's row and its records as they are read
+            for table in list(await db.scalars(query)):
                 await self._check_head(db, table)
             db.add(SignificantEvent(kind="server_started", details={"version": VERSION}))
         self._timer = asyncio.create_task(self._timers())
@@ -318,6 +321,15 @@ class Casino:
         await self.broker.publish(table_id, version)
         return result
 
+    async def _consistent(self, db: AsyncSession) -> None:
+        """A read of a table in several statements sees one moment: on PostgreSQL its transaction is
+        REPEATABLE READ (under READ COMMITTED another process's commit could fall between the table's row
+        and its events, bets or seats, and a viewer would be shown a state that never was). A change
+        needs none: it holds the table's row lock, so no other writer of the table commits meanwhile;
+        SQLite is one process whose table lock orders its reads and writes."""
+        if self.postgres:
+            await db.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+
     async def state_for(
         self, table_id: int, caller: Caller, *, at_least: int | None = None
     ) -> dict[str, Any]:
@@ -337,6 +349,7 @@ class Casino:
                     return state.render(snap, rt, caller, me)
             try:
                 async with self.db() as db:
+                    await self._consistent(db)
                     table = await self._table(db, table_id, for_update=False)
                     rt = await self._runtime(db, table, writable=False)
                     snap = self.snapshots.get(table_id)
@@ -357,6 +370,7 @@ class Casino:
         async with self.lock(table_id):
             try:
                 async with self.db() as db:
+                    await self._consistent(db)
                     table = await self._table(db, table_id, for_update=False)
                     rt = await self._runtime(db, table, writable=False)
                     return await fn(db, table, rt)
