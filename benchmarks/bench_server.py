@@ -92,10 +92,12 @@ class ServerProcess:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise SystemExit(f"tapete serve exited:\n{self.log.read_text()[-3000:]}")
-            with contextlib.suppress(Exception):
-                with urllib.request.urlopen(f"{self.url}/api/health", timeout=1) as r:
-                    if json.loads(r.read()).get("ok"):
-                        return
+            with (
+                contextlib.suppress(Exception),
+                urllib.request.urlopen(f"{self.url}/api/health", timeout=1) as r,
+            ):
+                if json.loads(r.read()).get("ok"):
+                    return
             time.sleep(0.2)
         raise SystemExit("tapete serve did not come up")
 
@@ -391,8 +393,9 @@ async def drive(
             await asyncio.sleep(min(5.0, seconds - elapsed))
             n = len(stats.decisions)
             print(
-                f"  {time.perf_counter() - t0:6.0f} s  decisions {n:7d}  ({(n - last) / 5:6.0f}/s)  rounds {stats.rounds}"
-                f"  p99 {pct(stats.decisions, 0.99):6.1f} ms  refused {sum(stats.refused.values())}  failures {stats.failures}",
+                f"  {time.perf_counter() - t0:6.0f} s  decisions {n:7d}  ({(n - last) / 5:6.0f}/s)"
+                f"  rounds {stats.rounds}  p99 {pct(stats.decisions, 0.99):6.1f} ms"
+                f"  refused {sum(stats.refused.values())}  failures {stats.failures}",
                 flush=True,
             )
             last = n
