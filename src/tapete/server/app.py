@@ -251,6 +251,8 @@ class Casino:
             table.version += 1
             rt.version = table.version
             db.add(SignificantEvent(kind="shoe_recovered", table_id=table.id, details={"events": owed}))
+        elif owed:  # a read cannot log the reshuffle it owes: not kept, so the next change logs it
+            return rt
         self.runtimes[table.id] = rt
         return rt
 
