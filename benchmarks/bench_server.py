@@ -146,8 +146,12 @@ class Client:
     def failover(self) -> None:
         self.at = (self.at + 1) % len(self.urls)
 
-    async def call(self, method: str, path: str, body: Any = None, *, tries: int = 1) -> tuple[int, Any]:
+    async def call(
+        self, method: str, path: str, body: Any = None, *, tries: int = 1, key: str | None = None
+    ) -> tuple[int, Any]:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        if key:
+            headers["Idempotency-Key"] = key
         last: Exception | None = None
         for _ in range(max(tries, 1)):
             try:
@@ -232,6 +236,7 @@ class Bot:
             url, heartbeat=None, timeout=aiohttp.ClientWSTimeout(ws_close=5)
         ) as ws:
             actor = asyncio.create_task(self._act())
+            self.wake.set()  # what it had not acted on when the last connection went away
             try:
                 async for msg in ws:
                     if msg.type != aiohttp.WSMsgType.TEXT:
@@ -270,12 +275,22 @@ class Bot:
                     print(f"  bot {self.table}/{self.seat}: {exc!r}", file=sys.stderr, flush=True)
 
     async def _post(self, kind: str, path: str, body: Any) -> None:
+        """One play, under an Idempotency-Key made of the table version it answers: when the process
+        dies under it (no answer, or the bot's connection cancelled), the bot forgets it acted and sends
+        it again to the other process with the same key, which takes it once whatever happened."""
         t0 = time.perf_counter()
+        acted_on = self.seen
+        key = f"{self.client.token[:12]}-{self.table}-{self.seat}-{acted_on}"
         try:
-            status, data = await self.client.call("POST", path, body)
+            status, data = await self.client.call("POST", path, body, key=key)
         except ConnectionError:
             self.stats.failures += 1
+            self.seen = acted_on - 1
+            self.wake.set()
             return
+        except asyncio.CancelledError:
+            self.seen = acted_on - 1
+            raise
         self.stats.note(kind, time.perf_counter() - t0, status, data)
         if status < 300 and isinstance(data, dict) and "seq" in data:
             self.offer(data)  # the answer is the newest state: act on it at once if it asks for more
@@ -388,7 +403,7 @@ async def drive(
         t0 = time.perf_counter()
         seconds = args.soak * 60 if args.soak else args.seconds
         chaos_task = asyncio.create_task(chaos(stats)) if chaos else None
-        last = 0
+        last = stalled = 0
         while (elapsed := time.perf_counter() - t0) < seconds:
             await asyncio.sleep(min(5.0, seconds - elapsed))
             n = len(stats.decisions)
@@ -398,6 +413,9 @@ async def drive(
                 f"  refused {sum(stats.refused.values())}  failures {stats.failures}",
                 flush=True,
             )
+            stalled = stalled + 1 if n == last else 0
+            if stalled == 2:  # ten seconds without a decision: say what every table and bot waits for
+                await diagnose(admin, ids, bots)
             last = n
         elapsed = time.perf_counter() - t0
         stats.counting = False
@@ -435,6 +453,47 @@ async def drive(
         return result
 
 
+async def diagnose(admin: Client, ids: list[int], bots: list[Bot]) -> None:
+    """Print each table's state (as the administrator reads it) beside what its bots last saw."""
+    for table in ids:
+        try:
+            state = await admin.ok("GET", f"/api/tables/{table}/state")
+        except Exception as exc:
+            print(f"  table {table}: {exc!r}", flush=True)
+            continue
+        pending = state.get("pending") or {}
+        print(
+            f"  table {table}: {state['table']['status']} {state['phase']} seq {state['seq']}"
+            f" pending {pending.get('kind')} seat {pending.get('seat')} {pending.get('legal')}"
+            f" bets {[len(s['bets']) for s in state['seats']]}",
+            flush=True,
+        )
+        for bot in bots:
+            if bot.table == table:
+                latest = bot.latest or {}
+                print(
+                    f"    bot {bot.seat}: seen {bot.seen} latest {latest.get('seq')} {latest.get('phase')}"
+                    f" via {bot.client.url}",
+                    flush=True,
+                )
+
+
+def _round_net(events: list[dict[str, Any]]) -> dict[str, int]:
+    """Each bettor's result in a round from its events alone (stakes out, payouts and returns in)."""
+    net: dict[str, int] = {}
+    for ev in events:
+        ev = ev.get("event", ev)
+        kind = ev.get("type")
+        if kind == "stake":
+            net[ev["player"]] = net.get(ev["player"], 0) - ev["amount"]
+        elif kind == "settle":
+            net[ev["player"]] = net.get(ev["player"], 0) + ev.get("paid", 0)
+        elif kind == "round_voided":
+            for who, amount in ev.get("returned", {}).items():
+                net[who] = net.get(who, 0) + amount
+    return net
+
+
 async def soak_checks(
     session: aiohttp.ClientSession, urls: list[str], admin: Client, ids: list[int], players: list[Client]
 ) -> dict[str, Any]:
@@ -461,6 +520,7 @@ async def soak_checks(
                 raise RuntimeError(f"table {table} did not finish its round")
             await asyncio.sleep(0.2)
     chains = {}
+    mismatches: list[dict[str, Any]] = []
     statuses: dict[str, int] = {}
     net: dict[str, int] = {}
     for table in ids:
@@ -471,10 +531,16 @@ async def soak_checks(
             recall = await admin.ok("GET", f"/api/tables/{table}/rounds/{r['round']}")
             if sum(e["amount"] for e in recall["ledger"]) != 0:
                 raise RuntimeError(f"table {table} round {r['round']}: its ledger entries do not sum to zero")
+            booked: dict[str, int] = {}
             for e in recall["ledger"]:
                 if e.get("account", "").startswith("wallet:"):
                     who = e["account"].split(":", 1)[1]
-                    net[who] = net.get(who, 0) + e["amount"]
+                    booked[who] = booked.get(who, 0) + e["amount"]
+            played = _round_net(recall["events"])  # what the engine's own events say each bettor won
+            if {k: v for k, v in booked.items() if v} != {k: v for k, v in played.items() if v}:
+                mismatches.append({"table": table, "round": r["round"], "ledger": booked, "events": played})
+            for who, amount in played.items():
+                net[who] = net.get(who, 0) + amount
     balances = {}
     for client in players:
         me = await client.ok("GET", "/api/me")
@@ -485,6 +551,7 @@ async def soak_checks(
         "records": sum(c.get("records", 0) for c in chains.values()),
         "rounds": statuses,
         "balances_wrong": wrong,
+        "ledger_not_events": mismatches[:5],
     }
 
 
