@@ -1,0 +1,118 @@
+"""Two server processes on one PostgreSQL database, as two `Casino` objects in one event loop, with a
+commit of one forced to fall in the middle of the other's multi-statement read (the faults the soak run
+found): neither may see the table at two moments at once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from tapete.server import chain, state, tables
+from tapete.server.app import Casino
+from tapete.server.models import CasinoTable
+from tapete.server.tables import TableRuntime
+from tests.server.conftest import fresh_database, settings_for
+from tests.server.support import serving
+
+
+@pytest.fixture
+def casino_db(tmp_path: Path, migrated: dict[str, str]) -> Iterator[tuple[str, int, dict[str, str]]]:
+    """A PostgreSQL casino with a virtual Black Jack table, p1 on box 1 with a bet, p2 on box 2."""
+    with fresh_database("postgres", tmp_path, migrated) as url:
+        with serving(url, tmp_path / "setup") as api:
+            api.user("dora", "dealer")
+            api.user("p1", "player", chips=100_000)
+            api.user("p2", "player", chips=100_000)
+            table = api.table("blackjack", turn_seconds=None)
+            api.ok("p1", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+            api.ok("p2", "POST", f"/api/tables/{table}/seats", json={"seat": 2})
+            bet = {"seat": 1, "spot": "main", "amount": 1000}
+            api.ok("p1", "POST", f"/api/tables/{table}/bets", json=bet)
+            tokens = dict(api.tokens)
+        yield url, table, tokens
+
+
+def test_a_process_started_beside_a_playing_one_does_not_suspend_its_tables(
+    casino_db: tuple[str, int, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """B's start-up reads each table's row, then its last records; A deals (appending records) right
+    between the two. B must not take A's new records for a broken chain."""
+    url, table, _ = casino_db
+
+    async def scenario() -> str:
+        a = Casino(settings_for(url, tmp_path / "a"))
+        b = Casino(settings_for(url, tmp_path / "b"))
+        await a.start()
+        real = chain.records
+        raced: list[asyncio.Task[Any]] = []
+
+        async def dealt(db: AsyncSession, t: CasinoTable, rt: TableRuntime) -> Any:
+            return await tables.deal(db, t, rt, "dora", a.key)
+
+        async def records_with_a_deal_between(db: AsyncSession, table_id: int, **kw: Any) -> Any:
+            if not raced:  # A commits a deal now, while B checks the table (if it can: B may hold it)
+                raced.append(asyncio.create_task(a.mutate(table_id, dealt)))
+                await asyncio.sleep(0.5)
+            return await real(db, table_id, **kw)
+
+        monkeypatch.setattr(chain, "records", records_with_a_deal_between)
+        try:
+            await b.start()
+        finally:
+            monkeypatch.setattr(chain, "records", real)
+        await asyncio.gather(*raced)
+        async with b.db() as db:
+            status = await db.scalar(select(CasinoTable.status).where(CasinoTable.id == table))
+        await a.stop()
+        await b.stop()
+        assert status is not None
+        return status
+
+    assert asyncio.run(scenario()) == "open"
+
+
+def test_a_read_never_mixes_two_moments_of_a_table(
+    casino_db: tuple[str, int, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """B reads the table's row, then its bets; A commits p2's bet between the two. The state B answers
+    shows p2's bet only with the version that has it."""
+    url, table, tokens = casino_db
+
+    async def scenario() -> dict[str, Any]:
+        a = Casino(settings_for(url, tmp_path / "a"))
+        b = Casino(settings_for(url, tmp_path / "b"))
+        p2 = await a.caller(tokens["p2"])
+        real = state._seating
+        raced: list[bool] = []
+
+        async def bet(db: AsyncSession, t: CasinoTable, rt: TableRuntime) -> Any:
+            return await tables.place_bet(db, t, rt, p2, 2, "main", 500)
+
+        async def seating_with_a_bet_between(db: AsyncSession, t: CasinoTable) -> Any:
+            if not raced:
+                raced.append(True)
+                await a.mutate(table, bet)  # committed before B reads the bets
+            return await real(db, t)
+
+        monkeypatch.setattr(state, "_seating", seating_with_a_bet_between)
+        try:
+            seen = await b.state_for(table, p2)
+        finally:
+            monkeypatch.setattr(state, "_seating", real)
+        after = await b.state_for(table, p2)
+        await a.engine.dispose()
+        await b.engine.dispose()
+        assert raced, "the bet was not placed in the middle of the read"
+        return {"seen": seen, "after": after}
+
+    got = asyncio.run(scenario())
+    seen, after = got["seen"], got["after"]
+    assert after["seq"] == seen["seq"] + 1
+    assert after["seats"][1]["bets"] == [{"player": "p2", "spot": "main", "amount": 500}]
+    assert seen["seats"][1]["bets"] == [], "the state of one version showed a bet of the next"
