@@ -186,6 +186,8 @@ class Stats:
     refused: dict[str, int] = field(default_factory=dict)
     failures: int = 0
     bot_errors: int = 0
+    #: send every play with an Idempotency-Key (the soak does: its processes die under requests)
+    keys: bool = False
     pushes: int = 0
     rounds: int = 0
     counting: bool = False
@@ -280,7 +282,7 @@ class Bot:
         it again to the other process with the same key, which takes it once whatever happened."""
         t0 = time.perf_counter()
         acted_on = self.seen
-        key = f"{self.client.token[:12]}-{self.table}-{self.seat}-{acted_on}"
+        key = f"{self.client.token[:12]}-{self.table}-{self.seat}-{acted_on}" if self.stats.keys else None
         try:
             status, data = await self.client.call("POST", path, body, key=key)
         except ConnectionError:
@@ -388,7 +390,7 @@ async def drive(
     async with aiohttp.ClientSession(connector=connector) as session:
         print(f"setting up {args.tables} tables x 7 players ...", flush=True)
         admin, ids, clients = await set_up(session, urls, args.tables, admin_password)
-        stats, stop = Stats(), asyncio.Event()
+        stats, stop = Stats(keys=bool(args.soak) or getattr(args, "keys", False)), asyncio.Event()
         bots = []
         for t, table in enumerate(ids):
             for seat in range(1, 8):
@@ -589,6 +591,9 @@ def main() -> None:
     )
     parser.add_argument("--kill-every", type=float, default=180)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--keys", action="store_true", help="every play with an Idempotency-Key (on in --soak)"
+    )
     args = parser.parse_args()
     with contextlib.suppress(ImportError):
         import uvloop

@@ -72,8 +72,9 @@ async def append(
         rows.append(EventRecord(**value))  # what was written, for the caller (not in the session)
         table.next_seq += 1
         table.head_hash = digest
-    if values:  # one statement for the step's records
-        await db.execute(insert(EventRecord), values)
+    if values:  # one statement for the step's records; the table's row is written once, at the commit
+        with db.no_autoflush:
+            await db.execute(insert(EventRecord), values)
     return rows
 
 

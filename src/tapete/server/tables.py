@@ -816,9 +816,9 @@ async def act(
             raise Forbidden("only the box's holder decides for it", key="err.api.not_holder")
     if not isinstance(pending, Decision):
         rnd.verify(action)  # raises: the round waits for a card
-    await ledger.lock_wallets(db, bettors(rnd))  # before any: the step may settle the round
     cost = rnd.chips_for(action)
-    if cost:
+    if cost:  # his wallet is spent before the round may settle: every bettor's locked first, in one order
+        await ledger.lock_wallets(db, bettors(rnd))
         user = await db.get(User, caller.user_id)
         assert user is not None
         _, free = await ledger.available(db, user, lock=True)  # not the chips his other bets wait with
