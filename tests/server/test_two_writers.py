@@ -88,23 +88,23 @@ def test_a_read_never_mixes_two_moments_of_a_table(
         a = Casino(settings_for(url, tmp_path / "a"))
         b = Casino(settings_for(url, tmp_path / "b"))
         p2 = await a.caller(tokens["p2"])
-        real = state._seating
+        real = state._bets
         raced: list[bool] = []
 
         async def bet(db: AsyncSession, t: CasinoTable, rt: TableRuntime) -> Any:
             return await tables.place_bet(db, t, rt, p2, 2, "main", 500)
 
-        async def seating_with_a_bet_between(db: AsyncSession, t: CasinoTable) -> Any:
+        async def bets_with_a_bet_between(db: AsyncSession, t: CasinoTable) -> Any:
             if not raced:
                 raced.append(True)
                 await a.mutate(table, bet)  # committed before B reads the bets
             return await real(db, t)
 
-        monkeypatch.setattr(state, "_seating", seating_with_a_bet_between)
+        monkeypatch.setattr(state, "_bets", bets_with_a_bet_between)
         try:
             seen = await b.state_for(table, p2)
         finally:
-            monkeypatch.setattr(state, "_seating", real)
+            monkeypatch.setattr(state, "_bets", real)
         after = await b.state_for(table, p2)
         await a.engine.dispose()
         await b.engine.dispose()

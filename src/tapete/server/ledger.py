@@ -209,7 +209,15 @@ async def committed(db: AsyncSession, user_id: int) -> int:
     return int(bets or 0) + int(asks or 0)
 
 
-async def available(db: AsyncSession, user: User, *, lock: bool = False) -> tuple[int, int]:
+@dataclass(frozen=True)
+class Player:
+    """A player as the ledger needs him (his id and name), without loading his user row."""
+
+    id: int
+    name: str
+
+
+async def available(db: AsyncSession, user: User | Player, *, lock: bool = False) -> tuple[int, int]:
     """(balance, what he may still bet or cash out: the balance less what he has committed), in one
     statement (two with `lock`).
 

@@ -61,40 +61,46 @@ async def balances(db: AsyncSession, names: Iterable[str]) -> dict[str, tuple[in
     return {name: (int(balance), int(balance) - int(b) - int(a)) for name, balance, b, a in rows.all()}
 
 
-#: the tables whose rows a snapshot's shared parts come from: a change that wrote none of them keeps them
-SEATING = frozenset({"seats", "bets", "back_bet_requests", "users"})
-MONEY = frozenset({"accounts", "ledger_entries"})
+#: the tables each shared part of a snapshot comes from: a change that wrote none of them keeps that part
+HOLDERS = frozenset({"seats", "users"})
+BETS = frozenset({"bets", "users"})
+REQUESTS = frozenset({"back_bet_requests", "users"})
+#: what a balance (and what is free of it) depends on
+MONEY = frozenset({"accounts", "ledger_entries", "bets", "back_bet_requests"})
 
 
 def touched(db: AsyncSession) -> set[str]:
-    """The tables this session's transaction wrote so far (`db.TrackedSession` keeps them)."""
-    found: set[str] = db.sync_session.info.setdefault("touched", set())
+    """The tables this session's transaction wrote so far (`db.TrackedSession` keeps what it flushed
+    and executed), and those it is about to write (objects added, changed or deleted, not yet flushed)."""
+    session = db.sync_session
+    found: set[str] = set(session.info.get("touched", ()))
+    for obj in (*session.new, *session.dirty, *session.deleted):
+        name = getattr(obj, "__tablename__", None)
+        if name:
+            found.add(name)
     return found
 
 
 async def snapshot(
     db: AsyncSession, table: CasinoTable, rt: TableRuntime, previous: Snapshot | None = None
 ) -> Snapshot:
-    """The shared part of the table's state at its current version. The seats, bets and requests (three
-    queries) and the balances (one) are those of `previous`, the version before, when this transaction
-    wrote none of their tables: a decision at a virtual table reads nothing more."""
+    """The shared part of the table's state at its current version. The holders, the bets, the
+    requests (a query each) and the balances (one) are those of `previous`, the version before, when
+    this transaction wrote none of their tables: a decision that ends no round reads nothing more, a bet
+    reads the bets and the balances again."""
     wrote = touched(db)
-    keep = (
-        previous is not None
-        and previous.table_id == table.id
-        and previous.version == table.version - 1
-        and not wrote & SEATING
-    )
-    if keep and previous is not None:
-        holders, by_seat, requests = previous.holders, previous.by_seat, previous.requests
-    else:
-        holders, by_seat, requests = await _seating(db, table)
+    last = previous if previous is not None and previous.table_id == table.id else None
+    if last is not None and last.version != table.version - 1:
+        last = None
+    holders = last.holders if last is not None and not wrote & HOLDERS else await _holders(db, table)
+    by_seat = last.by_seat if last is not None and not wrote & BETS else await _bets(db, table)
+    requests = last.requests if last is not None and not wrote & REQUESTS else await _requests(db, table)
     rnd = rt.round if table.in_round else rt.last
     in_play = bettors(rnd) if rnd is not None else set()
     people: set[str] = set(holders.values()) | {str(r["player"]) for r in requests} | in_play
     people |= {str(b["player"]) for bets in by_seat.values() for b in bets}
-    if keep and previous is not None and not wrote & MONEY and people <= set(previous.balances):
-        money = previous.balances
+    if last is not None and not wrote & MONEY and people <= set(last.balances):
+        money = last.balances
     else:
         money = await balances(db, people)
     spec = rt.cls.bet_spec(rt.rules)
@@ -131,20 +137,27 @@ async def snapshot(
     )
 
 
-async def _seating(
-    db: AsyncSession, table: CasinoTable
-) -> tuple[dict[int, str], dict[int, list[dict[str, Any]]], list[dict[str, Any]]]:
-    """The table's holders, its bets for the next round by box, and the back-bet requests waiting."""
-    holders = dict(await tables.seats_of(db, table.id))
-    bets = await db.execute(
+async def _holders(db: AsyncSession, table: CasinoTable) -> dict[int, str]:
+    """Each taken box's holder."""
+    return dict(await tables.seats_of(db, table.id))
+
+
+async def _bets(db: AsyncSession, table: CasinoTable) -> dict[int, list[dict[str, Any]]]:
+    """The table's bets for the next round, by box, in placing order."""
+    rows = await db.execute(
         select(Bet.seat, Bet.spot, Bet.amount, User.name)
         .join(User, User.id == Bet.user_id)
         .where(Bet.table_id == table.id)
         .order_by(Bet.id)
     )
     by_seat: dict[int, list[dict[str, Any]]] = {}
-    for seat, spot, amount, name in bets.all():
+    for seat, spot, amount, name in rows.all():
         by_seat.setdefault(seat, []).append({"player": name, "spot": spot, "amount": amount})
+    return by_seat
+
+
+async def _requests(db: AsyncSession, table: CasinoTable) -> list[dict[str, Any]]:
+    """The back-bet requests waiting for a holder's answer."""
     rows = await db.execute(
         select(
             BackBetRequest.id,
@@ -158,11 +171,10 @@ async def _seating(
         .where(BackBetRequest.table_id == table.id, BackBetRequest.status == "waiting")
         .order_by(BackBetRequest.id)
     )
-    requests = [
+    return [
         {"request": rid, "seat": seat, "player": name, "spot": spot, "amount": amount, "status": status}
         for rid, seat, spot, amount, status, name in rows.all()
     ]
-    return holders, by_seat, requests
 
 
 def render(snap: Snapshot, rt: TableRuntime, caller: Caller, me: tuple[int, int] | None) -> dict[str, Any]:

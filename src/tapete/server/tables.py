@@ -451,8 +451,6 @@ async def place_bet(
     holder = await db.scalar(select(Seat).where(Seat.table_id == table.id, Seat.seat == number))
     if holder is None:
         raise Conflict(f"seat {number} is free: take it first", key="err.api.seat_free", seat=number)
-    user = await db.get(User, caller.user_id)
-    assert user is not None
     new = RawBet(number, caller.name, spot, amount)
     existing = [raw for raw, _ in await _raw_bets(db, table.id)]
     if holder.user_id == caller.user_id:
@@ -460,7 +458,7 @@ async def place_bet(
     else:
         _check_back_bet(rt, await seats_of(db, table.id), existing, new)
     assert isinstance(amount, int) and isinstance(spot, str)
-    _, free = await ledger.available(db, user, lock=True)
+    _, free = await ledger.available(db, ledger.Player(caller.user_id, caller.name), lock=True)
     if amount > free:
         raise InsufficientFunds(
             f"{caller.name} has {free} free for bets and this bet is {amount}",
@@ -819,9 +817,8 @@ async def act(
     cost = rnd.chips_for(action)
     if cost:  # his wallet is spent before the round may settle: every bettor's locked first, in one order
         await ledger.lock_wallets(db, bettors(rnd))
-        user = await db.get(User, caller.user_id)
-        assert user is not None
-        _, free = await ledger.available(db, user, lock=True)  # not the chips his other bets wait with
+        player = ledger.Player(caller.user_id, caller.name)
+        _, free = await ledger.available(db, player, lock=True)  # not the chips his other bets wait with
         if free < cost:
             raise InsufficientFunds(
                 f"{caller.name} has {free} free and this decision takes {cost}",
