@@ -417,7 +417,8 @@ async def drive(
             )
             stalled = stalled + 1 if n == last else 0
             if stalled == 2:  # ten seconds without a decision: say what every table and bot waits for
-                await diagnose(admin, ids, bots)
+                with contextlib.suppress(Exception):
+                    await diagnose(await login(session, urls, "admin", admin_password), ids, bots)
             last = n
         elapsed = time.perf_counter() - t0
         stats.counting = False
@@ -450,7 +451,8 @@ async def drive(
             "failures": stats.failures,
             "bot_errors": stats.bot_errors,
         }
-        if args.soak:
+        if args.soak:  # the administrator's session went idle long ago: a new one
+            admin = await login(session, urls, "admin", admin_password)
             result["checks"] = await soak_checks(session, urls, admin, ids, clients[: len(ids) * 7])
         return result
 
