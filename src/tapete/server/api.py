@@ -493,7 +493,7 @@ def router(casino: Casino) -> APIRouter:
             if isinstance(result, tables.StepResult):  # the state as committed: new seq, new deadline
                 me = snap.balances.get(caller.name)
                 if caller.role == "player" and me is None:
-                    me = (await ledger.balances(db, [caller.name])).get(caller.name)
+                    me = (await state.balances(db, [caller.name])).get(caller.name)
                 return state.render(snap, rt, caller, me)
             return result
 

@@ -349,38 +349,35 @@ class Casino:
                 me = snap.balances.get(caller.name)
                 if caller.role != "player" or me is not None:
                     return state.render(snap, rt, caller, me)
-
-            async def fresh(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
-                snap = self.snapshots.get(table_id)
-                if snap is None or snap.version != table.version:
-                    snap = await state.snapshot(db, table, rt)
-                    self.snapshots[table_id] = snap
-                me = None
-                if caller.role == "player":
-                    me = (await ledger.balances(db, [caller.name])).get(caller.name)
-                return state.render(snap, rt, caller, me)
-
-            return await self._read(table_id, fresh)
+            try:
+                async with self.db() as db:
+                    await self._consistent(db)
+                    table = await self._table(db, table_id, for_update=False)
+                    rt = await self._runtime(db, table, writable=False)
+                    snap = self.snapshots.get(table_id)
+                    if snap is None or snap.version != table.version:
+                        snap = await state.snapshot(db, table, rt)
+                        self.snapshots[table_id] = snap
+                    me = None
+                    if caller.role == "player":
+                        me = (await state.balances(db, [caller.name])).get(caller.name)
+                    return state.render(snap, rt, caller, me)
+            except (OperationalError, DBAPIError) as exc:
+                raise Unavailable("the database did not answer", key="err.api.unavailable") from exc
 
     async def read(
         self, table_id: int, fn: Callable[[AsyncSession, CasinoTable, TableRuntime], Awaitable[T]]
     ) -> T:
         """A read of one table's committed state (its runtime rebuilt when another process moved it)."""
         async with self.lock(table_id):
-            return await self._read(table_id, fn)
-
-    async def _read(
-        self, table_id: int, fn: Callable[[AsyncSession, CasinoTable, TableRuntime], Awaitable[T]]
-    ) -> T:
-        """`read` for a caller that holds the table's lock."""
-        try:
-            async with self.db() as db:
-                await self._consistent(db)
-                table = await self._table(db, table_id, for_update=False)
-                rt = await self._runtime(db, table, writable=False)
-                return await fn(db, table, rt)
-        except (OperationalError, DBAPIError) as exc:
-            raise Unavailable("the database did not answer", key="err.api.unavailable") from exc
+            try:
+                async with self.db() as db:
+                    await self._consistent(db)
+                    table = await self._table(db, table_id, for_update=False)
+                    rt = await self._runtime(db, table, writable=False)
+                    return await fn(db, table, rt)
+            except (OperationalError, DBAPIError) as exc:
+                raise Unavailable("the database did not answer", key="err.api.unavailable") from exc
 
     async def caller(self, token: str | None) -> Caller:
         """The caller of a token (Unauthorized otherwise)."""

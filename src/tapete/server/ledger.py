@@ -8,7 +8,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import case, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -198,17 +197,16 @@ async def lock_wallets(db: AsyncSession, players: Iterable[str]) -> dict[str, in
     return {name.removeprefix("wallet:"): balance for name, balance in rows.all()}
 
 
-def _commitments(user_id: Any) -> tuple[Any, Any]:
-    """What a player has promised and not yet staked, as two scalar subqueries: his bets waiting for the
-    next deal at every table, and his back-bet requests still waiting for a holder's answer. `user_id`
-    is his id, or a column to correlate with (many players in one statement)."""
-    bets = select(func.coalesce(func.sum(Bet.amount), 0)).where(Bet.user_id == user_id).scalar_subquery()
-    asks = (
-        select(func.coalesce(func.sum(BackBetRequest.amount), 0))
-        .where(BackBetRequest.user_id == user_id, BackBetRequest.status == "waiting")
-        .scalar_subquery()
+async def committed(db: AsyncSession, user_id: int) -> int:
+    """What the player has promised and not yet staked: his bets waiting for the next deal at every
+    table, and his back-bet requests still waiting for a holder's answer."""
+    bets = await db.scalar(select(func.coalesce(func.sum(Bet.amount), 0)).where(Bet.user_id == user_id))
+    asks = await db.scalar(
+        select(func.coalesce(func.sum(BackBetRequest.amount), 0)).where(
+            BackBetRequest.user_id == user_id, BackBetRequest.status == "waiting"
+        )
     )
-    return bets, asks
+    return int(bets or 0) + int(asks or 0)
 
 
 @dataclass(frozen=True)
@@ -227,7 +225,12 @@ async def available(db: AsyncSession, user: User | Player, *, lock: bool = False
     (PostgreSQL's SELECT … FOR UPDATE; SQLite has one writer) as the balance and the commitments are
     read, so that bets at two tables, a cash-out and a decision taken at once cannot each spend the same
     free chips (each table's own lock does not order them)."""
-    bets, asks = _commitments(user.id)
+    bets = select(func.coalesce(func.sum(Bet.amount), 0)).where(Bet.user_id == user.id).scalar_subquery()
+    asks = (
+        select(func.coalesce(func.sum(BackBetRequest.amount), 0))
+        .where(BackBetRequest.user_id == user.id, BackBetRequest.status == "waiting")
+        .scalar_subquery()
+    )
     if lock:  # the lock first, alone: on PostgreSQL a statement that waited for a row lock reads the
         # other tables as they were before it waited, so the commitments are read by the next statement
         await db.execute(select(Account.id).where(Account.name == f"wallet:{user.name}").with_for_update())
@@ -237,21 +240,6 @@ async def available(db: AsyncSession, user: User | Player, *, lock: bool = False
         return 0, 0
     balance, committed_bets, committed_asks = (int(v or 0) for v in row)
     return balance, balance - committed_bets - committed_asks
-
-
-async def balances(db: AsyncSession, names: Iterable[str]) -> dict[str, tuple[int, int]]:
-    """(balance, available) of each named player in one statement, as `available` says it, for many
-    players at once (a table's state shows every player at it)."""
-    wanted = sorted(set(names))
-    if not wanted:
-        return {}
-    bets, asks = _commitments(User.id)
-    rows = await db.execute(
-        select(User.name, func.coalesce(Account.balance, 0), bets, asks)
-        .outerjoin(Account, (Account.user_id == User.id) & (Account.kind == "wallet"))
-        .where(User.name.in_(wanted))
-    )
-    return {name: (int(balance), int(balance) - int(b) - int(a)) for name, balance, b, a in rows.all()}
 
 
 async def cashier(db: AsyncSession, user: User, amount: int, *, out: bool, actor: str) -> int:
