@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,22 @@ def free_port() -> int:
 
 
 # ---------------------------------------------------------------------------------------- servers
+def group_cpu_seconds(pgid: int) -> float:
+    """User + system CPU seconds of the live processes in process group `pgid` (Linux /proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # fields after the name: state, ppid, pgrp, ...; utime, stime at 11, 12
+            total += int(fields[11]) + int(fields[12])
+    return total / ticks
+
+
 class ServerProcess:
     """One `tapete serve` (with its workers) as a subprocess in its own process group."""
 
@@ -100,6 +117,12 @@ class ServerProcess:
                     return
             time.sleep(0.2)
         raise SystemExit("tapete serve did not come up")
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) used so far by this server's processes (its workers included)."""
+        if self.proc is None:
+            return 0.0
+        return group_cpu_seconds(self.proc.pid)
 
     def kill(self) -> None:
         assert self.proc is not None
@@ -384,7 +407,11 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def drive(
-    urls: list[str], args: argparse.Namespace, admin_password: str, chaos: Any = None
+    urls: list[str],
+    args: argparse.Namespace,
+    admin_password: str,
+    chaos: Any = None,
+    cpu: Callable[[], float] | None = None,
 ) -> dict[str, Any]:
     connector = aiohttp.TCPConnector(limit=0)
     async with aiohttp.ClientSession(connector=connector) as session:
@@ -402,6 +429,7 @@ async def drive(
         tasks = [asyncio.create_task(b.run()) for b in bots]
         await asyncio.sleep(args.warmup)
         stats.counting = True
+        cpu0 = cpu() if cpu else 0.0
         t0 = time.perf_counter()
         seconds = args.soak * 60 if args.soak else args.seconds
         chaos_task = asyncio.create_task(chaos(stats)) if chaos else None
@@ -421,6 +449,7 @@ async def drive(
                     await diagnose(await login(session, urls, "admin", admin_password), ids, bots)
             last = n
         elapsed = time.perf_counter() - t0
+        cpu_used = cpu() - cpu0 if cpu else None
         stats.counting = False
         if chaos_task:
             chaos_task.cancel()
@@ -451,6 +480,9 @@ async def drive(
             "failures": stats.failures,
             "bot_errors": stats.bot_errors,
         }
+        if cpu_used is not None and stats.decisions:  # what the servers spent, bets and pushes included
+            result["server_cpu_ms_per_decision"] = round(cpu_used * 1000 / len(stats.decisions), 2)
+            result["server_cores_busy"] = round(cpu_used / elapsed, 2)
         if args.soak:  # the administrator's session went idle long ago: a new one
             admin = await login(session, urls, "admin", admin_password)
             result["checks"] = await soak_checks(session, urls, admin, ids, clients[: len(ids) * 7])
@@ -566,6 +598,12 @@ def summary(result: dict[str, Any], label: str) -> str:
         f"p99 {result['decision_ms']['p99']} ms), {result['bets_per_second']} bets/s "
         f"(p99 {result['bet_ms']['p99']} ms), {result['rounds']} rounds, refused {result['refused']}, "
         f"failures {result['failures']}"
+        + (
+            f"; servers {result['server_cores_busy']} cores busy, "
+            f"{result['server_cpu_ms_per_decision']} ms CPU per decision"
+            if "server_cpu_ms_per_decision" in result
+            else ""
+        )
     )
 
 
@@ -640,7 +678,15 @@ def main() -> None:
                         print(f"  started {victim.url} again", flush=True)
                         k += 1
 
-            result = asyncio.run(drive([s.url for s in servers], args, ADMIN_PASSWORD, chaos))
+            result = asyncio.run(
+                drive(
+                    [s.url for s in servers],
+                    args,
+                    ADMIN_PASSWORD,
+                    chaos,
+                    lambda: sum(s.cpu_seconds() for s in servers),
+                )
+            )
         finally:
             for s in servers:
                 s.stop()

@@ -211,6 +211,27 @@ def test_a_process_killed_mid_round_another_finishes_it(pair: tuple[Server, Serv
 
 
 # ------------------------------------------------------------------------------------------- faults
+def test_a_logout_or_a_role_change_on_one_process_ends_the_trust_of_another(
+    pair: tuple[Server, Server],
+) -> None:
+    """A process trusts a session it checked for a few seconds (session_trust_seconds, 5 by default):
+    a logout through one process and a role taken away through it reach the other through the broker
+    well within that time (here within 1 s), and the token or the old role stops working there."""
+    a, b = pair
+    assert b.call("p1", "GET", "/api/me")["role"] == "player"  # b now trusts p1's session
+    a.call("p1", "POST", "/api/logout")
+    t0 = time.monotonic()
+    wait_for(lambda: b.request("p1", "GET", "/api/me").status_code == 401, "logout heard by b", 1.0)
+    assert time.monotonic() - t0 < 1.0
+    a.login("p1", "password-123")
+    _share_tokens(a, b)
+    assert b.call("dora", "GET", "/api/me")["role"] == "dealer"  # trusted by b as a dealer
+    a.call("admin", "PATCH", "/api/users/dora", {"role": "inspector"})
+    wait_for(lambda: b.call("dora", "GET", "/api/me")["role"] == "inspector", "role change heard", 1.0)
+    refused = b.request("dora", "POST", "/api/tables", {"game": "blackjack", "name": "t"})
+    assert refused.status_code == 403
+
+
 def test_postgresql_restarted_under_play(tmp_path: Path) -> None:
     """The database goes away and comes back: a request while it is down is refused whole (503, nothing
     half-applied); the servers go on without a restart of their own."""

@@ -100,8 +100,9 @@ def test_an_idle_session_ends_after_the_setting(database_url: str, tmp_path: Pat
 def test_a_used_session_is_not_idle(database_url: str, tmp_path: Path, sql: sa.Engine) -> None:
     """The idle time counts from the last request: with a 30-second idle limit, a request 20 seconds
     after the last one keeps the session and is remembered as its last use (so the session does not end
-    10 seconds later while the player is playing)."""
-    with serving(database_url, tmp_path, session_idle_minutes=0.5) as api:
+    10 seconds later while the player is playing). The test moves the session's time back in the
+    database behind the server, so the server must not trust what it checked a moment ago (trust 0)."""
+    with serving(database_url, tmp_path, session_idle_minutes=0.5, session_trust_seconds=0) as api:
         api.user("ana", "player")
         earlier = datetime.now(UTC) - timedelta(seconds=20)
         with sql.begin() as conn:
@@ -120,6 +121,20 @@ def test_a_used_session_is_not_idle(database_url: str, tmp_path: Path, sql: sa.E
                 {"t": stored(sql, datetime.now(UTC) - timedelta(seconds=31))},
             )
         assert refused(api.as_("ana", "GET", "/api/me"), 401, "unauthorized")["key"] == "err.api.session_idle"
+
+
+@pytest.mark.usefixtures("fast_hashing")
+def test_a_trusted_session_follows_a_change_of_its_user_at_once(api: Api) -> None:
+    """The process trusts a session it just checked (session_trust_seconds), but a role taken away or a
+    user deactivated counts from the next request: the change forgets the trust."""
+    api.user("ana", "player")
+    assert api.ok("ana", "GET", "/api/me")["role"] == "player"  # checked, now trusted
+    api.ok("admin", "PATCH", "/api/users/ana", json={"role": "inspector"})
+    assert api.ok("ana", "GET", "/api/me")["role"] == "inspector"
+    buy_in = api.as_("ana", "POST", "/api/cashier/buy-in", json={"player": "ana", "amount": 1})
+    assert refused(buy_in, 403, "forbidden")
+    api.ok("admin", "PATCH", "/api/users/ana", json={"active": False})
+    assert refused(api.as_("ana", "GET", "/api/me"), 401, "unauthorized")["key"] == "err.api.session_ended"
 
 
 @pytest.mark.usefixtures("fast_hashing")

@@ -268,6 +268,7 @@ def router(casino: Casino) -> APIRouter:
     async def post_logout(caller: Who) -> dict[str, Any]:
         """End this session: its token stops working."""
         await casino.run(lambda db: accounts.logout(db, caller))
+        await casino.forget_sessions(session=caller.session_id)
         return {}
 
     @api.get("/api/me", tags=["people"])
@@ -344,9 +345,11 @@ def router(casino: Casino) -> APIRouter:
                 user.password_hash = accounts.hash_password(accounts.check_new_password(body.password))
                 change["password"] = "changed"
             db.add(SignificantEvent(kind="user_changed", actor=caller.name, details={"user": name, **change}))
-            return {"name": user.name, "role": user.role, "active": user.active}
+            return {"name": user.name, "role": user.role, "active": user.active, "id": user.id}
 
-        return await casino.run(run)
+        changed = await casino.run(run)
+        await casino.forget_sessions(user=changed.pop("id"))
+        return changed
 
     # -- cashier --------------------------------------------------------------------------------------
     async def _cashier(caller: Caller, idem: Idem | None, body: CashierBody, out: bool) -> Response:

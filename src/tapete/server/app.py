@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import secrets
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import TapeteError
 from tapete.server import chain, ledger, state, tables
-from tapete.server.accounts import Caller, authenticate, create_user
+from tapete.server.accounts import Caller, authenticate, create_user, token_hash
 from tapete.server.config import VERSION, Settings, load_shoe_key
 from tapete.server.db import make_engine, migrate, sessions
 from tapete.server.errors import Conflict, InsufficientFunds, NotFound
@@ -86,8 +87,11 @@ class Casino:
         self.broker: Broker = (
             RedisBroker(settings.broker_url, settings.database_url) if settings.broker_url else LocalBroker()
         )
+        self.broker.on_forget = self._forget_heard
         self._timer: asyncio.Task[None] | None = None
         self.postgres = not settings.sqlite
+        #: sessions checked in the database lately: token hash → (caller, monotonic time trusted until)
+        self.trusted: dict[str, tuple[Caller, float]] = {}
 
     # -- start and stop ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -380,12 +384,44 @@ class Casino:
                 raise Unavailable("the database did not answer", key="err.api.unavailable") from exc
 
     async def caller(self, token: str | None) -> Caller:
-        """The caller of a token (Unauthorized otherwise)."""
+        """The caller of a token (Unauthorized otherwise). A session checked in the database is trusted
+        for `session_trust_seconds` (at most a tenth of the idle time) without asking again: checking it
+        was a connection, a transaction and a query on every request. A logout or a change of the user
+        forgets it at once here and, through the broker, in the other processes."""
+        if token:
+            known = self.trusted.get(token_hash(token))
+            if known is not None and time.monotonic() < known[1]:
+                return known[0]
         try:
             async with self.db() as db:
-                return await authenticate(db, self.settings, token)
+                found = await authenticate(db, self.settings, token)
         except (OperationalError, DBAPIError) as exc:
             raise Unavailable("the database did not answer", key="err.api.unavailable") from exc
+        assert token is not None  # authenticate refuses a request without one
+        trust = min(self.settings.session_trust_seconds, self.settings.session_idle_minutes * 6)
+        if trust > 0:
+            if len(self.trusted) > 10_000:  # drop what expired (many clients, or a flood of tokens)
+                now = time.monotonic()
+                self.trusted = {k: v for k, v in self.trusted.items() if v[1] > now}
+            self.trusted[token_hash(token)] = (found, time.monotonic() + trust)
+        return found
+
+    async def forget_sessions(self, *, session: str | None = None, user: int | None = None) -> None:
+        """Sessions that ended or changed (a logout, a user's role, activity or password): no longer
+        trusted here, and the other processes are told."""
+        what: dict[str, Any] = {"session": session} if session is not None else {"user": user}
+        self._forget_heard(what)
+        await self.broker.forget(what)
+
+    def _forget_heard(self, what: dict[str, Any] | None) -> None:
+        if what is None:
+            self.trusted.clear()
+            return
+        self.trusted = {
+            k: v
+            for k, v in self.trusted.items()
+            if v[0].session_id != what.get("session") and v[0].user_id != what.get("user")
+        }
 
     # -- timers ----------------------------------------------------------------------------------------
     async def _timers(self) -> None:

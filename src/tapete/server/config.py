@@ -30,6 +30,10 @@ class Settings:
     broker_url: str | None = None
     data_dir: Path = field(default_factory=default_data_dir)
     session_idle_minutes: float = 15.0
+    #: how long a process trusts a session it checked in the database without checking it again (at
+    #: most a tenth of the idle time); a logout or a user's change ends it at once in every process
+    #: that hears the broker, and within this time in one that does not (docs/server.md)
+    session_trust_seconds: float = 5.0
     #: failed logins of one name (or one address) within `lockout_window_seconds` that lock it out
     lockout_failures: int = 5
     lockout_window_seconds: float = 300.0

@@ -37,6 +37,9 @@ class Mailbox:
 class Broker(Protocol):
     """Where committed changes are announced."""
 
+    #: called when another process says sessions ended (None: anything may have ended meanwhile)
+    on_forget: Callable[[dict[str, Any] | None], None]
+
     async def publish(self, table_id: int, version: int) -> None:
         """Announce a table's new version (after its commit)."""
         ...
@@ -47,6 +50,10 @@ class Broker(Protocol):
 
     def unsubscribe(self, table_id: int, box: Mailbox) -> None:
         """Forget a connection's mailbox."""
+        ...
+
+    async def forget(self, what: dict[str, Any]) -> None:
+        """Tell the other processes that sessions ended (``{"session": id}`` or ``{"user": id}``)."""
         ...
 
     async def start(self) -> None:
@@ -63,6 +70,8 @@ class LocalBroker:
 
     def __init__(self) -> None:
         self.boxes: dict[int, set[Mailbox]] = {}
+        #: what to do when another process says sessions ended (None: everything may have changed)
+        self.on_forget: Callable[[dict[str, Any] | None], None] = lambda _what: None
 
     def deliver(self, table_id: int, version: int) -> None:
         """Put `version` in every local mailbox of the table."""
@@ -82,6 +91,9 @@ class LocalBroker:
     def unsubscribe(self, table_id: int, box: Mailbox) -> None:
         """Drop a mailbox."""
         self.boxes.get(table_id, set()).discard(box)
+
+    async def forget(self, what: dict[str, Any]) -> None:
+        """One process: nobody else to tell."""
 
     async def start(self) -> None:
         """Nothing to connect."""
@@ -112,6 +124,7 @@ class RedisBroker(LocalBroker):
         super().__init__()
         self.url = url
         self.channel = channel_of(casino)
+        self.sessions_channel = self.channel + ":sessions"
         self._task: asyncio.Task[None] | None = None
         self._client: Any = None
         self._on_error = on_error
@@ -130,12 +143,17 @@ class RedisBroker(LocalBroker):
             client = redis.from_url(self.url)
             try:
                 pubsub = client.pubsub()
-                await pubsub.subscribe(self.channel)
+                await pubsub.subscribe(self.channel, self.sessions_channel)
+                self.on_forget(None)  # what was said while this process was not listening is lost
                 async for message in pubsub.listen():
                     if message.get("type") != "message":
                         continue
                     data = json.loads(message["data"])
-                    self.deliver(int(data["table"]), int(data["version"]))
+                    channel = message.get("channel")
+                    if channel in (self.sessions_channel, self.sessions_channel.encode()):
+                        self.on_forget(data)
+                    else:
+                        self.deliver(int(data["table"]), int(data["version"]))
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # Redis away: wait and listen again; clients catch up by version
@@ -153,6 +171,13 @@ class RedisBroker(LocalBroker):
             return
         with contextlib.suppress(Exception):
             await self._client.publish(self.channel, json.dumps({"table": table_id, "version": version}))
+
+    async def forget(self, what: dict[str, Any]) -> None:
+        """Tell the other processes through Redis (a failure leaves them the trust time)."""
+        if self._client is None:
+            return
+        with contextlib.suppress(Exception):
+            await self._client.publish(self.sessions_channel, json.dumps(what))
 
     async def stop(self) -> None:
         """Stop listening and close."""
