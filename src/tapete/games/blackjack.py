@@ -196,6 +196,7 @@ class BlackjackRound(RoundBase):
         self._hi = 0
         self._live = False
         self.boxes: list[BoxState] = []
+        self._seats_memo: tuple[int, list[dict[str, Any]]] | None = None
         self._open(boxes)
 
     # ------------------------------------------------------------------ bets, money, events
@@ -890,13 +891,15 @@ class BlackjackRound(RoundBase):
             return [True] * n
         return [self._phase != DEAL if i == 0 else self.hole_turned if i == 1 else True for i in range(n)]
 
-    def view(self, viewer: Viewer | str) -> dict[str, Any]:
-        """What `viewer` may see, built from an allow-list: ``inspector`` everything, the ``dealer`` and a
-        ``player:NAME`` or ``spectator`` the table as dealt (no peek: the hole card stays face down until
-        turned), the holder of the pending decision its legal answers. No view holds the shoe."""
-        v = Viewer.of(viewer)
-        shown = self._dealer_shown(v)
-        dealer = [NAMES[c] if see else HIDDEN for c, see in zip(self.dealer, shown, strict=True)]
+    def _seats_view(self, *, fresh: bool) -> list[dict[str, Any]]:
+        """The boxes as every viewer sees them (nothing in a box is hidden): built once per step of the
+        round (its events' count) and copied to each viewer, since a table pushes the same boxes to all
+        its viewers after each step. The inspector's view is always built anew (it is the test oracle
+        for a refused step changing nothing)."""
+        memo = self._seats_memo
+        if not fresh and memo is not None and memo[0] == len(self.events):
+            copied: list[dict[str, Any]] = json_copy(memo[1])
+            return copied
         seats = []
         for box in self.boxes:
             seat: dict[str, Any] = {
@@ -918,6 +921,19 @@ class BlackjackRound(RoundBase):
                 "side_bets": {k: {"stake": b[0], "paid": b[1]} for k, b in box.side.items()},
             }
             seats.append(seat)
+        if not fresh:
+            self._seats_memo = (len(self.events), seats)
+            seats = json_copy(seats)
+        return seats
+
+    def view(self, viewer: Viewer | str) -> dict[str, Any]:
+        """What `viewer` may see, built from an allow-list: ``inspector`` everything, the ``dealer`` and a
+        ``player:NAME`` or ``spectator`` the table as dealt (no peek: the hole card stays face down until
+        turned), the holder of the pending decision its legal answers. No view holds the shoe."""
+        v = Viewer.of(viewer)
+        shown = self._dealer_shown(v)
+        dealer = [NAMES[c] if see else HIDDEN for c, see in zip(self.dealer, shown, strict=True)]
+        seats = self._seats_view(fresh=v.inspector)
         out: dict[str, Any] = {
             "game": self.GAME,
             "round": self.round_id,
