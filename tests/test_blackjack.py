@@ -89,6 +89,31 @@ def test_art8_player_view_never_holds_hole_card(game: str) -> None:
     assert rnd.view("inspector")["dealer"] == ["9h", "Kd"]
 
 
+def test_viewers_share_one_frozen_picture_of_the_boxes_per_step(game: str) -> None:
+    """A table pushes each step to all its viewers: the boxes are built once per step and shared, so
+    writing into one viewer's view is refused (it would change another's), and the next step shows
+    itself (the picture follows the round's events); the inspector's is his own and equal to theirs."""
+    rules = load_rules(game, {})
+    cls = _cls(game)
+    boxes = place_bets([RawBet(1, "ana", "main", 1000), RawBet(2, "bea", "main", 1000)], cls.bet_spec(rules))
+    cards = [parse_card(c) for c in ["Ts", "8s", "9h", "7c", "6d", "Kd", "5s", "4s"]]
+    rnd = start(cls, rules, StackedSource(cards, rules.decks), boxes)
+    ana, bea = rnd.view("player:ana"), rnd.view("player:bea")
+    assert ana["seats"] is bea["seats"] and ana["viewer"] != bea["viewer"]
+    assert ana["seats"] == rnd.view("inspector")["seats"]
+    with pytest.raises(TypeError):
+        ana["seats"][0]["hands"][0]["cards"].append("As")
+    with pytest.raises(TypeError):
+        ana["seats"][0]["holder"] = "eve"
+    assert rnd.view("player:bea")["seats"][0]["hands"][0]["cards"] == ["Ts", "7c"]
+    while rnd.pending is not None and "hit" not in rnd.pending.legal:  # the offers, declined
+        rnd.apply(Action(rnd.pending.seat, "decline"))
+        assert rnd.view("player:bea")["seats"] == rnd.view("inspector")["seats"]
+    rnd.apply(Action(1, "hit"))
+    after = rnd.view("player:bea")["seats"][0]["hands"][0]["cards"]
+    assert after == ["Ts", "7c", "5s"] == rnd.view("inspector")["seats"][0]["hands"][0]["cards"]
+
+
 # --------------------------------------------------------------------------------------------- Art.9
 def test_art9_retiro_loses_half_the_bet(game: str) -> None:
     out = scenario(["Ts", "9h", "6c", "7d"], [bet(1, "ana", 1000)], [act(1, "surrender")], game=game)

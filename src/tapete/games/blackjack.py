@@ -40,6 +40,7 @@ from tapete.games.turn import check_turn
 from tapete.memo import memo
 from tapete.money import EVEN, THREE_TO_TWO, TWO_TO_ONE, Ratio, winnings
 from tapete.rules.blackjack import BlackjackRules
+from tapete.rules.common import freeze_view
 from tapete.table import BetSpec, Box
 
 # Kinds of decision the dealer asks for.
@@ -892,14 +893,13 @@ class BlackjackRound(RoundBase):
         return [self._phase != DEAL if i == 0 else self.hole_turned if i == 1 else True for i in range(n)]
 
     def _seats_view(self, *, fresh: bool) -> list[dict[str, Any]]:
-        """The boxes as every viewer sees them (nothing in a box is hidden): built once per step of the
-        round (its events' count) and copied to each viewer, since a table pushes the same boxes to all
-        its viewers after each step. The inspector's view is always built anew (it is the test oracle
-        for a refused step changing nothing)."""
+        """The boxes as every viewer sees them (nothing in a box is hidden). A table pushes the same step
+        to all its viewers: built once per step of the round (its events' count) and shared, frozen (a
+        view is read-only: writing into it raises instead of changing another viewer's). The inspector's
+        view is always built anew (it is the oracle of the test that a refused step changes nothing)."""
         memo = self._seats_memo
         if not fresh and memo is not None and memo[0] == len(self.events):
-            copied: list[dict[str, Any]] = json_copy(memo[1])
-            return copied
+            return memo[1]
         seats = []
         for box in self.boxes:
             seat: dict[str, Any] = {
@@ -922,8 +922,8 @@ class BlackjackRound(RoundBase):
             }
             seats.append(seat)
         if not fresh:
+            seats = freeze_view(seats)
             self._seats_memo = (len(self.events), seats)
-            seats = json_copy(seats)
         return seats
 
     def view(self, viewer: Viewer | str) -> dict[str, Any]:
