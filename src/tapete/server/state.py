@@ -89,18 +89,23 @@ async def snapshot(
     this transaction wrote none of their tables: a decision that ends no round reads nothing more, a bet
     reads the bets and the balances again."""
     wrote = touched(db)
+    hint: dict[str, Any] = db.sync_session.info.pop("snapshot_hint", None) or {}  # tables.hint_snapshot
     last = previous if previous is not None and previous.table_id == table.id else None
     if last is not None and last.version != table.version - 1:
         last = None
     holders = last.holders if last is not None and not wrote & HOLDERS else await _holders(db, table)
-    by_seat = last.by_seat if last is not None and not wrote & BETS else await _bets(db, table)
+    if "by_seat" in hint:
+        by_seat = hint["by_seat"]
+    else:
+        by_seat = last.by_seat if last is not None and not wrote & BETS else await _bets(db, table)
     requests = last.requests if last is not None and not wrote & REQUESTS else await _requests(db, table)
     rnd = rt.round if table.in_round else rt.last
     in_play = bettors(rnd) if rnd is not None else set()
     people: set[str] = set(holders.values()) | {str(r["player"]) for r in requests} | in_play
     people |= {str(b["player"]) for bets in by_seat.values() for b in bets}
-    if last is not None and not wrote & MONEY and people <= set(last.balances):
-        money = last.balances
+    told: dict[str, tuple[int, int]] = hint.get("balances", {})
+    if last is not None and (told or not wrote & MONEY) and people <= set(last.balances) | set(told):
+        money = {**last.balances, **told} if told else last.balances
     else:
         money = await balances(db, people)
     spec = rt.cls.bet_spec(rt.rules)

@@ -452,13 +452,14 @@ async def place_bet(
     if holder is None:
         raise Conflict(f"seat {number} is free: take it first", key="err.api.seat_free", seat=number)
     new = RawBet(number, caller.name, spot, amount)
-    existing = [raw for raw, _ in await _raw_bets(db, table.id)]
+    pairs = await _raw_bets(db, table.id)
+    existing = [raw for raw, _ in pairs]
     if holder.user_id == caller.user_id:
         _check_one(rt, existing, new)
     else:
         _check_back_bet(rt, await seats_of(db, table.id), existing, new)
     assert isinstance(amount, int) and isinstance(spot, str)
-    _, free = await ledger.available(db, ledger.Player(caller.user_id, caller.name), lock=True)
+    balance, free = await ledger.available(db, ledger.Player(caller.user_id, caller.name), lock=True)
     if amount > free:
         raise InsufficientFunds(
             f"{caller.name} has {free} free for bets and this bet is {amount}",
@@ -477,7 +478,28 @@ async def place_bet(
     bet = Bet(table_id=table.id, seat=number, user_id=caller.user_id, spot=spot, amount=amount)
     db.add(bet)
     await db.flush()
+    by_seat: dict[int, list[dict[str, Any]]] = {}  # the table's bets now, as the snapshot would read them
+    for raw, row in sorted([*pairs, (new, bet)], key=lambda p: p[1].id):
+        entry = {"player": raw.player, "spot": raw.spot, "amount": raw.amount}
+        by_seat.setdefault(row.seat, []).append(entry)
+    hint_snapshot(db, by_seat=by_seat, balances={caller.name: (balance, free - amount)})
     return {"bet": bet.id, "seat": number, "spot": spot, "amount": amount, "status": "placed"}
+
+
+def hint_snapshot(
+    db: AsyncSession,
+    *,
+    by_seat: dict[int, list[dict[str, Any]]] | None = None,
+    balances: dict[str, tuple[int, int]] | None = None,
+) -> None:
+    """Tell this transaction's state snapshot what the step already knows, so that it need not read it
+    again: the table's bets as they now are, and the balances of everyone whose money the step moved
+    (a step that gives balances answers for all its money: the others' are kept from the version before)."""
+    hint = db.sync_session.info.setdefault("snapshot_hint", {})
+    if by_seat is not None:
+        hint["by_seat"] = by_seat
+    if balances is not None:
+        hint["balances"] = {**hint.get("balances", {}), **balances}
 
 
 def _check_back_bet(
@@ -627,14 +649,18 @@ class Stepper:
 
     async def deal_virtual(self) -> None:
         """At a virtual table: the shoe answers every card step up to the next decision (or the end)."""
+        await self.round_events(self.deal_from_shoe())
+
+    def deal_from_shoe(self) -> list[Event]:
+        """The card steps the virtual shoe answers up to the next decision (or the end), not yet logged."""
         rnd, shoe = self.rt.round, self.rt.shoe
         if rnd is None or shoe is None:
-            return
+            return []
         start = len(rnd.events)
         rnd.deal_from(shoe.draw)
         if len(rnd.events) > start:
             self.rt.dealt_since_shuffle = True
-        await self.round_events(rnd.events[start:])
+        return list(rnd.events[start:])
 
     async def close_round(self) -> None:
         """The round's result settles every bettor in this transaction: payouts and returns from the
@@ -836,9 +862,10 @@ async def _take(
     rnd = rt.round
     assert rnd is not None
     step = Stepper(db, table, rt, by, key)
-    await step.round_events(rnd.apply(action))
-    if table.mode == "virtual" and rt.round is not None:
-        await step.deal_virtual()
+    events = list(rnd.apply(action))
+    if table.mode == "virtual" and not rnd.finished:
+        events += step.deal_from_shoe()  # logged with the decision: one write for the step
+    await step.round_events(events)
     return step.out
 
 

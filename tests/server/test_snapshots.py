@@ -1,0 +1,81 @@
+"""The state a push is made of (the snapshot a change took in its own transaction, which keeps parts the
+change did not write and takes what the step told it) is the state a fresh read of the database gives,
+for every viewer, after every kind of change: seats, bets (which hint the snapshot their bets and the
+bettor's balance), a back-bet request, the deal, decisions, a round's end."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from tapete.server import tables
+from tapete.server.accounts import Caller
+from tapete.server.app import Casino
+from tapete.server.models import CasinoTable
+from tapete.server.tables import TableRuntime
+from tests.server.conftest import fresh_database, settings_for
+from tests.server.support import serving
+
+Step = Callable[[AsyncSession, CasinoTable, TableRuntime], Awaitable[Any]]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_every_pushed_state_is_what_a_fresh_read_gives(
+    kind: str, tmp_path: Path, migrated: dict[str, str]
+) -> None:
+    with fresh_database(kind, tmp_path, migrated) as url:
+        with serving(url, tmp_path / "setup") as api:
+            api.user("dora", "dealer")
+            api.user("insp", "inspector")
+            for k in range(1, 9):
+                api.user(f"p{k}", "player", chips=100_000)
+            table = api.table("blackjack", turn_seconds=None)
+            tokens = dict(api.tokens)
+        asyncio.run(_compare(url, tmp_path, table, tokens))
+
+
+async def _compare(url: str, tmp_path: Path, table: int, tokens: dict[str, str]) -> None:
+    a = Casino(settings_for(url, tmp_path / "a"))
+    fresh = Casino(settings_for(url, tmp_path / "fresh"))
+    who = {name: await a.caller(token) for name, token in tokens.items()}
+    viewers = [who[n] for n in ("p1", "p2", "p8", "dora", "insp")]
+
+    async def step(fn: Step) -> None:
+        await a.mutate(table, fn)
+        version = a.snapshots[table].version
+        for viewer in viewers:
+            pushed = await a.state_for(table, viewer, at_least=version)
+            fresh.snapshots.clear()
+            fresh.runtimes.clear()
+            read = await fresh.state_for(table, viewer)
+            assert pushed == read, (viewer.name, version)
+
+    def seat(name: str, number: int) -> Step:
+        return lambda db, t, rt: tables.take_seat(db, t, rt, who[name], number)
+
+    def bet(name: str, number: int, amount: int) -> Step:
+        return lambda db, t, rt: tables.place_bet(db, t, rt, who[name], number, "main", amount)
+
+    for k in range(1, 8):  # every box taken: Black Jack allows back-bets then
+        await step(seat(f"p{k}", k))
+    await step(bet("p1", 1, 1_000))
+    await step(bet("p2", 2, 2_500))
+    await step(bet("p8", 1, 500))  # a back-bet request on p1's box: it waits for p1
+    await step(lambda db, t, rt: tables.deal(db, t, rt, "dora", a.key))
+    for _ in range(12):  # the holders stand (declining the offers) until the round ends
+        rt = a.runtimes[table]
+        pending = rt.round.pending if rt.round is not None else None
+        if pending is None or not hasattr(pending, "legal"):
+            break
+        holder = who[rt.holders[pending.seat]]
+        action = {"seat": pending.seat, "action": "stand" if "stand" in pending.legal else "decline"}
+        await step(lambda db, t, rt, h=holder, x=action: tables.act(db, t, rt, h, x, a.key))
+    await step(bet("p1", 1, 1_000))  # the next round's first bet, after the settlement
+    assert isinstance(who["p1"], Caller)
+    await a.engine.dispose()
+    await fresh.engine.dispose()
