@@ -242,6 +242,8 @@ class Bot:
         self.seen = -1  # the newest table version this bot acted on or was answered with
         self.wake = asyncio.Event()
         self.latest: dict[str, Any] | None = None
+        #: the round after which this bot's bet was taken (its box has a bet for the next one)
+        self.bet_after: object = "none yet"
 
     async def run(self) -> None:
         while not self.stop.is_set():
@@ -299,7 +301,7 @@ class Bot:
                 if self.stats.bot_errors <= 5:
                     print(f"  bot {self.table}/{self.seat}: {exc!r}", file=sys.stderr, flush=True)
 
-    async def _post(self, kind: str, path: str, body: Any) -> None:
+    async def _post(self, kind: str, path: str, body: Any) -> int:
         """One play, under an Idempotency-Key made of the table version it answers: when the process
         dies under it (no answer, or the bot's connection cancelled), the bot forgets it acted and sends
         it again to the other process with the same key, which takes it once whatever happened."""
@@ -312,13 +314,14 @@ class Bot:
             self.stats.failures += 1
             self.seen = acted_on - 1
             self.wake.set()
-            return
+            return 0
         except asyncio.CancelledError:
             self.seen = acted_on - 1
             raise
         self.stats.note(kind, time.perf_counter() - t0, status, data)
         if status < 300 and isinstance(data, dict) and "seq" in data:
             self.offer(data)  # the answer is the newest state: act on it at once if it asks for more
+        return status
 
     async def step(self, state: dict[str, Any]) -> None:
         path = f"/api/tables/{self.table}"
@@ -330,9 +333,12 @@ class Bot:
                     await self._post("deals", f"{path}/deal", None)
                     self.stats.rounds += 1 if self.stats.counting else 0
                 return
-            if not seats[self.seat - 1]["bets"]:
+            # a push made before his bet was taken still shows his box empty: one bet per betting phase
+            if not seats[self.seat - 1]["bets"] and self.bet_after != state["last_round"]:
                 self.seen = state["seq"]
-                await self._post("bets", f"{path}/bets", {"seat": self.seat, "spot": "main", "amount": BET})
+                body = {"seat": self.seat, "spot": "main", "amount": BET}
+                if await self._post("bets", f"{path}/bets", body) < 300:
+                    self.bet_after = state["last_round"]
             return
         pending = state.get("pending")
         if (

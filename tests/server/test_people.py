@@ -192,3 +192,20 @@ def test_repeated_failed_logins_are_locked_out_for_a_while(database_url: str, tm
         r = api.client.post("/api/login", json={"username": "ana", "password": "wrong-password"})
         refused(r, 401, "unauthorized")
         api.login("ana", "password-123")
+
+
+def test_the_session_times_come_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """TAPETE_SESSION_IDLE_MINUTES and TAPETE_SESSION_TRUST_SECONDS (0: every request asks the
+    database); a value that is not a number of 0 or more is refused by name at start."""
+    from tapete.server.config import ConfigError
+    from tapete.server.main import build_settings
+
+    monkeypatch.setenv("TAPETE_HOME", str(tmp_path))
+    monkeypatch.setenv("TAPETE_SESSION_IDLE_MINUTES", "30")
+    monkeypatch.setenv("TAPETE_SESSION_TRUST_SECONDS", "0")
+    settings = build_settings()
+    assert (settings.session_idle_minutes, settings.session_trust_seconds) == (30.0, 0.0)
+    for bad in ("soon", "-1", "nan"):
+        monkeypatch.setenv("TAPETE_SESSION_TRUST_SECONDS", bad)
+        with pytest.raises(ConfigError, match="TAPETE_SESSION_TRUST_SECONDS"):
+            build_settings()

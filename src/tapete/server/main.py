@@ -15,6 +15,7 @@ ENV = {
     "broker_url": "TAPETE_BROKER_URL",
     "admin_password": "TAPETE_ADMIN_PASSWORD",
     "session_idle_minutes": "TAPETE_SESSION_IDLE_MINUTES",
+    "session_trust_seconds": "TAPETE_SESSION_TRUST_SECONDS",
 }
 
 
@@ -35,12 +36,16 @@ def build_settings(database_url: str | None = None, broker_url: str | None = Non
         admin_password=os.environ.get(ENV["admin_password"]) or None,
         demo_table=fresh,
     )
-    idle = os.environ.get(ENV["session_idle_minutes"])
-    if idle:
-        try:
-            settings.session_idle_minutes = float(idle)
-        except ValueError:
-            raise ConfigError(f"{ENV['session_idle_minutes']} must be a number of minutes") from None
+    for name, unit in (("session_idle_minutes", "minutes"), ("session_trust_seconds", "seconds")):
+        value = os.environ.get(ENV[name])
+        if value:
+            try:
+                number = float(value)
+            except ValueError:
+                raise ConfigError(f"{ENV[name]} must be a number of {unit}") from None
+            if not number >= 0:  # also refuses nan
+                raise ConfigError(f"{ENV[name]} must be a number of {unit}, 0 or more")
+            setattr(settings, name, number)
     return settings
 
 
