@@ -93,7 +93,10 @@ def house_words(table: CasinoTable) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------------- payouts
-_CACHE: OrderedDict[tuple[int, int | str, int, int], list[dict[str, Any]]] = OrderedDict()
+#: (table, round, events so far, id of the round) → (the round, its payout lines). The round itself is kept
+#: and compared: an id is only unique among live objects, and a process that serves several casinos (the
+#: tests do) would otherwise be given another casino's table 1, round 1 at the same address.
+_CACHE: OrderedDict[tuple[int, int | str, int, int], tuple[Round, list[dict[str, Any]]]] = OrderedDict()
 _CACHE_SIZE = 256
 
 
@@ -163,9 +166,9 @@ def payouts(table_id: int, game: str, rules: CommonRules, rnd: Round | None) -> 
         return []
     key = (table_id, rnd.round_id, len(rnd.events), id(rnd))
     cached = _CACHE.get(key)
-    if cached is not None:
+    if cached is not None and cached[0] is rnd:
         _CACHE.move_to_end(key)
-        return cached
+        return cached[1]
     words: dict[str, list[tuple[str, str]]] = {}
     for lang in LANGUAGES:
         try:
@@ -182,7 +185,8 @@ def payouts(table_id: int, game: str, rules: CommonRules, rnd: Round | None) -> 
         line["what"] = {lang: words[lang][i][0] for lang in LANGUAGES if i < len(words[lang])}
         line["why"] = {lang: words[lang][i][1] for lang in LANGUAGES if i < len(words[lang])}
         out.append(line)
-    _CACHE[key] = out
+    _CACHE[key] = (rnd, out)
+    _CACHE.move_to_end(key)
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return out
