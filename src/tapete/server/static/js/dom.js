@@ -42,10 +42,21 @@ export function patch(el, content) {
   el._tapete = text;
   const active = document.activeElement;
   const focusId = active && active.id && el.contains(active) ? active.id : null;
+  // a field being typed in keeps its caret where it was (its text is the caller's to keep)
+  const caret = focusId && typeof active.selectionStart === "number" ? [active.selectionStart, active.selectionEnd] : null;
   el.innerHTML = text;
   if (focusId) {
     const again = document.getElementById(focusId);
-    if (again) again.focus();
+    if (again) {
+      again.focus();
+      if (caret && typeof again.setSelectionRange === "function") {
+        try {
+          again.setSelectionRange(caret[0], caret[1]);
+        } catch (_err) {
+          // a field kind without a caret (number, checkbox): the focus is enough
+        }
+      }
+    }
   }
 }
 

@@ -36,6 +36,9 @@ export async function mount(root, args) {
   let info = null;
   let words = null;
   let amount = null;
+  // what the player is typing in the amount field, until he leaves it: a push re-renders the panel
+  // (another player's bet, his own seat taken) and must not put the old amount back under his fingers
+  let amountText = null;
   let selected = new Set(); // Showdown: the cards chosen for the exchange
   let turnKey = null;
   let linkStatus = "connecting";
@@ -218,7 +221,7 @@ export async function mount(root, args) {
             aria-pressed="${v === amount ? "true" : "false"}" aria-label="${t("web.chips.one", { amount: money(v) })}">${money(v).replace("S/ ", "").replace(/\.00$/, "")}</button>`)}
         </div>
         <label for="bet-amount">${t("web.chips.amount")}</label>
-        <input id="bet-amount" inputmode="decimal" value="${moneyField(amount)}" />
+        <input id="bet-amount" inputmode="decimal" value="${amountText !== null ? amountText : moneyField(amount)}" />
         <p class="field-error" id="chip-error" role="alert">${chipError}</p>
         <p class="muted">${state.phase !== "betting"
           ? t("web.chips.closed")
@@ -418,18 +421,23 @@ export async function mount(root, args) {
   });
   onClick(root, "[data-chip]", (_e, el) => {
     amount = Number(el.dataset.chip);
+    amountText = null;
     chipError = "";
     const field = $("#bet-amount", root);
     renderChips();
     if (field) $("#bet-amount", root).value = moneyField(amount);
   });
+  root.addEventListener("input", (event) => {
+    if (event.target.id === "bet-amount") amountText = event.target.value;
+  });
   root.addEventListener("change", (event) => {
     if (event.target.id === "bet-amount") {
       try {
         amount = parseMoney(event.target.value);
+        amountText = null;
         chipError = "";
       } catch (err) {
-        chipError = err.message;
+        chipError = err.message; // what he typed stays in the field, beside the error
       }
       renderChips();
     }
