@@ -40,7 +40,7 @@ from tapete.games.turn import check_turn
 from tapete.memo import memo
 from tapete.money import EVEN, THREE_TO_TWO, TWO_TO_ONE, Ratio, winnings
 from tapete.rules.blackjack import BlackjackRules
-from tapete.rules.common import freeze_view
+from tapete.rules.common import FrozenList, freeze
 from tapete.table import BetSpec, Box
 
 # Kinds of decision the dealer asks for.
@@ -922,7 +922,7 @@ class BlackjackRound(RoundBase):
             }
             seats.append(seat)
         if not fresh:
-            seats = freeze_view(seats)
+            seats = freeze(seats, lists=FrozenList)
             self._seats_memo = (len(self.events), seats)
         return seats
 

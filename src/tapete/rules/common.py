@@ -6,6 +6,7 @@ regulation forbids; ``regulation=False`` (``tapete analyze`` what-ifs) accepts i
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from functools import cached_property
 from typing import Any, ClassVar, Self
 
@@ -143,21 +144,13 @@ class FrozenList(list[Any]):
         return (list, (list(self),))
 
 
-def freeze_view(value: Any) -> Any:
-    """`value` (JSON-shaped) with every dict and list frozen all the way down, lists staying lists."""
+def freeze(value: Any, *, lists: Callable[[Iterable[Any]], Any] = tuple) -> Any:
+    """`value` (JSON-shaped) with every dict frozen all the way down and every list made by `lists`: a
+    tuple for settings, a `FrozenList` for a view shared between viewers (lists staying lists)."""
     if isinstance(value, dict):
-        return FrozenDict({k: freeze_view(v) for k, v in value.items()})
+        return FrozenDict({k: freeze(v, lists=lists) for k, v in value.items()})
     if isinstance(value, list):
-        return FrozenList(freeze_view(v) for v in value)
-    return value
-
-
-def freeze(value: Any) -> Any:
-    """`value` (JSON-shaped) with every dict frozen and every list a tuple, all the way down."""
-    if isinstance(value, dict):
-        return FrozenDict({k: freeze(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return tuple(freeze(v) for v in value)
+        return lists(freeze(v, lists=lists) for v in value)
     return value
 
 
