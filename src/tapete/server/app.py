@@ -388,8 +388,9 @@ class Casino:
         for `session_trust_seconds` (at most a tenth of the idle time) without asking again: checking it
         was a connection, a transaction and a query on every request. A logout or a change of the user
         forgets it at once here and, through the broker, in the other processes."""
-        if token:
-            known = self.trusted.get(token_hash(token))
+        hashed = token_hash(token) if token else None
+        if hashed is not None:
+            known = self.trusted.get(hashed)
             if known is not None and time.monotonic() < known[1]:
                 return known[0]
         try:
@@ -397,13 +398,13 @@ class Casino:
                 found = await authenticate(db, self.settings, token)
         except (OperationalError, DBAPIError) as exc:
             raise Unavailable("the database did not answer", key="err.api.unavailable") from exc
-        assert token is not None  # authenticate refuses a request without one
+        assert hashed is not None  # authenticate refuses a request without a token
         trust = min(self.settings.session_trust_seconds, self.settings.session_idle_minutes * 6)
         if trust > 0:
             if len(self.trusted) > 10_000:  # drop what expired (many clients, or a flood of tokens)
                 now = time.monotonic()
                 self.trusted = {k: v for k, v in self.trusted.items() if v[1] > now}
-            self.trusted[token_hash(token)] = (found, time.monotonic() + trust)
+            self.trusted[hashed] = (found, time.monotonic() + trust)
         return found
 
     async def forget_sessions(self, *, session: str | None = None, user: int | None = None) -> None:

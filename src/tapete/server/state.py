@@ -155,10 +155,7 @@ async def _bets(db: AsyncSession, table: CasinoTable) -> dict[int, list[dict[str
         .where(Bet.table_id == table.id)
         .order_by(Bet.id)
     )
-    by_seat: dict[int, list[dict[str, Any]]] = {}
-    for seat, spot, amount, name in rows.all():
-        by_seat.setdefault(seat, []).append({"player": name, "spot": spot, "amount": amount})
-    return by_seat
+    return tables.bets_by_seat((seat, name, spot, amount) for seat, spot, amount, name in rows.all())
 
 
 async def _requests(db: AsyncSession, table: CasinoTable) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ built at: any process can take any request, rebuilding what it does not have.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -478,12 +478,18 @@ async def place_bet(
     bet = Bet(table_id=table.id, seat=number, user_id=caller.user_id, spot=spot, amount=amount)
     db.add(bet)
     await db.flush()
-    by_seat: dict[int, list[dict[str, Any]]] = {}  # the table's bets now, as the snapshot would read them
-    for raw, row in sorted([*pairs, (new, bet)], key=lambda p: p[1].id):
-        entry = {"player": raw.player, "spot": raw.spot, "amount": raw.amount}
-        by_seat.setdefault(row.seat, []).append(entry)
+    placed = sorted([*pairs, (new, bet)], key=lambda p: p[1].id)  # the table's bets now, placing order
+    by_seat = bets_by_seat((row.seat, raw.player, raw.spot, raw.amount) for raw, row in placed)
     hint_snapshot(db, by_seat=by_seat, balances={caller.name: (balance, free - amount)})
     return {"bet": bet.id, "seat": number, "spot": spot, "amount": amount, "status": "placed"}
+
+
+def bets_by_seat(bets: Iterable[tuple[int, object, object, object]]) -> dict[int, list[dict[str, Any]]]:
+    """The table's bets (seat, player, spot, amount) by box, in the order given: what a state shows."""
+    by_seat: dict[int, list[dict[str, Any]]] = {}
+    for seat, player, spot, amount in bets:
+        by_seat.setdefault(seat, []).append({"player": player, "spot": spot, "amount": amount})
+    return by_seat
 
 
 def hint_snapshot(
