@@ -197,18 +197,6 @@ async def lock_wallets(db: AsyncSession, players: Iterable[str]) -> dict[str, in
     return {name.removeprefix("wallet:"): balance for name, balance in rows.all()}
 
 
-async def committed(db: AsyncSession, user_id: int) -> int:
-    """What the player has promised and not yet staked: his bets waiting for the next deal at every
-    table, and his back-bet requests still waiting for a holder's answer."""
-    bets = await db.scalar(select(func.coalesce(func.sum(Bet.amount), 0)).where(Bet.user_id == user_id))
-    asks = await db.scalar(
-        select(func.coalesce(func.sum(BackBetRequest.amount), 0)).where(
-            BackBetRequest.user_id == user_id, BackBetRequest.status == "waiting"
-        )
-    )
-    return int(bets or 0) + int(asks or 0)
-
-
 @dataclass(frozen=True)
 class Player:
     """A player as the ledger needs him (his id and name), without loading his user row."""
