@@ -114,6 +114,16 @@ def cases(w: dict[str, int]) -> list[Case]:
         Case("admin", "POST", "/api/cashier/buy-in", body={"player": ["ana"], "amount": 100}),
         Case("admin", "POST", "/api/tables", body={**new_table, "rules": [6]}),
         Case("admin", "POST", "/api/users", body={"username": "x", "password": 12345678, "role": "player"}),
+        # text the database cannot keep: a NUL character, a lone surrogate (anywhere, settings included)
+        Case("anon", "POST", "/api/login", body={"username": "ana\x00", "password": "x"}),
+        Case("anon", "POST", "/api/login", raw=b'{"username": "ana", "password": "\\ud800"}'),
+        Case("admin", "POST", "/api/users", body={"username": "x\x00", "password": "pw", "role": "player"}),
+        Case("admin", "POST", "/api/tables", body={**new_table, "name": "t\x00"}),
+        Case("admin", "POST", "/api/tables", body={**new_table, "rules": {"note\x00": 1}}),
+        Case("admin", "POST", "/api/tables", raw=b'{"game": "blackjack", "name": "\\udfff"}'),
+        Case("dora", "POST", f"{live}/procedures", body={"type": "burn", "cards": ["9c\x00"]}),
+        Case("admin", "PATCH", "/api/users/ana%00", body={"active": False}),
+        Case("admin", "GET", "/api/cashier/players/ana%00"),
         # amounts: fractional, negative, zero, beyond anything a request may carry
         Case("ana", "POST", bet, body={**good_bet, "amount": 500.5}),
         Case("ana", "POST", bet, body={**good_bet, "amount": 500.0}),

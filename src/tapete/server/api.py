@@ -18,7 +18,16 @@ from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSock
 from fastapi import Path as InPath
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -49,11 +58,42 @@ BodyInt = Annotated[StrictInt, Field(ge=-MAX_ID, le=MAX_ID)]
 BodyAmount = Annotated[StrictInt, Field(le=MAX_AMOUNT, description="money units (céntimos by default)")]
 
 
+def storable(value: Any) -> Any:
+    """`value` (a request's text, or JSON holding text) when every string in it can be kept: no NUL
+    character (PostgreSQL's text refuses it: it was a 503 "unavailable") and no lone surrogate (JSON's
+    ``"\\ud800"`` is no character: UTF-8 cannot carry it, it was a 500); a ValueError otherwise."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ValueError("text may not hold a NUL character")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("text must be valid Unicode (a lone surrogate is not)") from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            storable(key)
+            storable(item)
+    elif isinstance(value, list):
+        for item in value:
+            storable(item)
+    return value
+
+
+#: a name in a path (a user's): text the database can keep
+PathName = Annotated[str, InPath(), AfterValidator(storable)]
+
+
 # ---------------------------------------------------------------------------------------------- bodies
 class Body(BaseModel):
-    """A request body: strict JSON types (a number where a number goes), unknown keys ignored."""
+    """A request body: strict JSON types (a number where a number goes), unknown keys ignored, and only
+    text the database can keep (`storable`), in every field and in the table settings' free JSON."""
 
     model_config = ConfigDict(extra="ignore")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _storable(cls, data: Any) -> Any:
+        return storable(data)
 
 
 class LoginBody(Body):
@@ -320,7 +360,7 @@ def router(casino: Casino) -> APIRouter:
             return {"users": [{"name": u.name, "role": u.role, "active": u.active} for u in users]}
 
     @api.patch("/api/users/{name}", tags=["people"])
-    async def patch_user(name: str, body: UserChange, caller: Who) -> dict[str, Any]:
+    async def patch_user(name: PathName, body: UserChange, caller: Who) -> dict[str, Any]:
         """Change a user's role, active flag or password (admin); an administrator cannot demote himself."""
         caller.need("admin")
 
@@ -384,7 +424,7 @@ def router(casino: Casino) -> APIRouter:
         return await _cashier(caller, idem, body, out=True)
 
     @api.get("/api/cashier/players/{name}", tags=["cashier"])
-    async def get_player(name: str, caller: Who) -> dict[str, Any]:
+    async def get_player(name: PathName, caller: Who) -> dict[str, Any]:
         """A player's balance and his recent movements (cashier, admin, inspector)."""
         caller.need("cashier", "admin", "inspector")
         async with casino.db() as db:
