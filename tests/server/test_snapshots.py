@@ -79,3 +79,55 @@ async def _compare(url: str, tmp_path: Path, table: int, tokens: dict[str, str])
     assert isinstance(who["p1"], Caller)
     await a.engine.dispose()
     await fresh.engine.dispose()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_the_bets_a_change_takes_from_its_snapshot_are_the_databases_in_the_engines_order(
+    kind: str, tmp_path: Path, migrated: dict[str, str]
+) -> None:
+    """A bet and the deal read the table's bets and holders from the snapshot of the version they start
+    at: the same bets, in the same order (each holder's in seat and placing order, then the back-bets in
+    placing order), as the database gives; a back-bet placed before the holder's own bet included."""
+    with fresh_database(kind, tmp_path, migrated) as url:
+        with serving(url, tmp_path / "setup") as api:
+            for k in range(1, 9):
+                api.user(f"p{k}", "player", chips=100_000)
+            table = api.table("blackjack", turn_seconds=None)
+            tokens = dict(api.tokens)
+        asyncio.run(_same_bets(url, tmp_path, table, tokens))
+
+
+async def _same_bets(url: str, tmp_path: Path, table: int, tokens: dict[str, str]) -> None:
+    a = Casino(settings_for(url, tmp_path / "a"))
+    who = {name: await a.caller(token) for name, token in tokens.items()}
+
+    def bet(name: str, number: int, amount: int) -> Step:
+        return lambda db, t, rt: tables.place_bet(db, t, rt, who[name], number, "main", amount)
+
+    for k in range(1, 8):
+        await a.mutate(table, lambda db, t, rt, k=k: tables.take_seat(db, t, rt, who[f"p{k}"], k))
+    await a.mutate(table, bet("p3", 3, 1_500))
+    asked = await a.mutate(table, bet("p8", 1, 500))  # a back-bet request on p1's box
+    rid = asked["request"]
+    await a.mutate(table, lambda db, t, rt: tables.answer_request(db, t, rt, who["p1"], rid, True))
+    for name, number, amount in (("p1", 1, 1_000), ("p2", 2, 2_000), ("p7", 7, 700)):
+        await a.mutate(table, bet(name, number, amount))
+    seen: dict[str, Any] = {}
+
+    async def compare(db: AsyncSession, t: CasinoTable, rt: TableRuntime) -> None:
+        assert tables.state_before(db) is not None  # the change starts from this process's snapshot
+        seen["snapshot"] = await tables._raw_bets(db, t.id)
+        db.sync_session.info.pop("state_before")
+        seen["database"] = await tables._raw_bets(db, t.id)
+        raise tables.NoChange()
+
+    await a.mutate(table, compare)
+    assert seen["snapshot"] == seen["database"]
+    assert [(b.seat, b.player) for b in seen["database"]] == [
+        (1, "p1"),
+        (2, "p2"),
+        (3, "p3"),
+        (7, "p7"),
+        (1, "p8"),
+    ]
+    await a.engine.dispose()

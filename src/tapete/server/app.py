@@ -324,6 +324,9 @@ class Casino:
                         await self._replay(db, caller, idem)
                     table = await self._table(db, table_id, for_update=True)
                     rt = await self._runtime(db, table, writable=True)
+                    before = self.snapshots.get(table_id)
+                    if before is not None and before.version == table.version == rt.version:
+                        db.sync_session.info["state_before"] = before  # tables.state_before
                     result = await fn(db, table, rt)
                     table.version += 1
                     rt.version = table.version

@@ -91,6 +91,7 @@ def _ended(session: Session, transaction: Any) -> None:
     if transaction.parent is None:  # the outermost transaction: a new one starts with nothing written
         session.info.pop("touched", None)
         session.info.pop("snapshot_hint", None)
+        session.info.pop("state_before", None)
 
 
 def sessions(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

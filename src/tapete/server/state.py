@@ -33,6 +33,8 @@ class Snapshot:
     requests: list[dict[str, Any]]
     holders: dict[int, str]
     by_seat: dict[int, list[dict[str, Any]]]
+    #: the table's bets for the next round, (seat, player, spot, amount) in placing order
+    bets: tuple[tuple[int, str, str, int], ...]
     #: player name → (balance, available) as of this version
     balances: dict[str, tuple[int, int]]
     in_round: bool
@@ -94,11 +96,15 @@ async def snapshot(
     if last is not None and last.version != table.version - 1:
         last = None
     holders = last.holders if last is not None and not wrote & HOLDERS else await _holders(db, table)
-    if "by_seat" in hint:
-        by_seat = hint["by_seat"]
+    if "bets" in hint:
+        bets = hint["bets"]
     else:
-        by_seat = last.by_seat if last is not None and not wrote & BETS else await _bets(db, table)
-    requests = last.requests if last is not None and not wrote & REQUESTS else await _requests(db, table)
+        bets = last.bets if last is not None and not wrote & BETS else await _bets(db, table)
+    by_seat = last.by_seat if last is not None and bets is last.bets else tables.bets_by_seat(bets)
+    if "requests" in hint:
+        requests = hint["requests"]
+    else:
+        requests = last.requests if last is not None and not wrote & REQUESTS else await _requests(db, table)
     rnd = rt.round if table.in_round else rt.last
     in_play = bettors(rnd) if rnd is not None else set()
     people: set[str] = set(holders.values()) | {str(r["player"]) for r in requests} | in_play
@@ -137,6 +143,7 @@ async def snapshot(
         requests=requests,
         holders=holders,
         by_seat=by_seat,
+        bets=bets,
         balances=money,
         in_round=table.in_round,
     )
@@ -147,15 +154,15 @@ async def _holders(db: AsyncSession, table: CasinoTable) -> dict[int, str]:
     return dict(await tables.seats_of(db, table.id))
 
 
-async def _bets(db: AsyncSession, table: CasinoTable) -> dict[int, list[dict[str, Any]]]:
-    """The table's bets for the next round, by box, in placing order."""
+async def _bets(db: AsyncSession, table: CasinoTable) -> tuple[tuple[int, str, str, int], ...]:
+    """The table's bets for the next round, (seat, player, spot, amount) in placing order."""
     rows = await db.execute(
         select(Bet.seat, Bet.spot, Bet.amount, User.name)
         .join(User, User.id == Bet.user_id)
         .where(Bet.table_id == table.id)
         .order_by(Bet.id)
     )
-    return tables.bets_by_seat((seat, name, spot, amount) for seat, spot, amount, name in rows.all())
+    return tuple((seat, name, spot, amount) for seat, spot, amount, name in rows.all())
 
 
 async def _requests(db: AsyncSession, table: CasinoTable) -> list[dict[str, Any]]:

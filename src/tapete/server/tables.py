@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import delete, select
+from sqlalchemy import Table, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.cards import NAMES, Card, parse_card
@@ -46,10 +46,15 @@ from tapete.session import make_shoe
 from tapete.shoe import SecureRandom, Shoe, open_shoe, seal_shoe
 from tapete.table import RawBet, check_last, place_bets
 
+if TYPE_CHECKING:
+    from tapete.server.state import Snapshot
+
 #: the server's own settings beside the scenario keys (server.md)
 SERVER_KEYS = ("turn_seconds", "betting_seconds")
 #: events the server writes inside a round that the engine does not (left out when the round is rebuilt)
 SERVER_EVENTS = frozenset({"correction"})
+BETS = cast(Table, Bet.__table__)
+ROUNDS = cast(Table, RoundRow.__table__)
 #: the longest turn or betting time a table may set (a day): a deadline must be a time the clock can
 #: reach (a larger one overflowed the deadline's date; NaN passed the old "positive" check)
 MAX_SECONDS = 86_400
@@ -409,23 +414,47 @@ async def leave_seat(db: AsyncSession, table: CasinoTable, caller: Caller, seat:
     await db.delete(row)
 
 
-async def _raw_bets(db: AsyncSession, table_id: int) -> list[tuple[RawBet, Bet]]:
+async def _raw_bets(db: AsyncSession, table_id: int) -> list[RawBet]:
     """The table's bets as the engine takes them: every holder's bets in seat and placing order first
-    (the first bettor named on a box is its holder), then the back-bets."""
+    (the first bettor named on a box is its holder), then the back-bets. From the snapshot of the
+    version the change starts at when there is one (`state_before`), else from the database."""
+    before = state_before(db)
+    if before is not None:
+        return _engine_order(before.bets, before.holders)
     rows = await db.execute(
-        select(Bet, User.name, Seat.user_id)
+        select(Bet.seat, User.name, Bet.spot, Bet.amount, Seat.user_id == Bet.user_id)
         .join(User, User.id == Bet.user_id)
         .join(Seat, (Seat.table_id == Bet.table_id) & (Seat.seat == Bet.seat), isouter=True)
         .where(Bet.table_id == table_id)
         .order_by(Bet.id)
     )
-    holders: list[tuple[RawBet, Bet]] = []
-    backs: list[tuple[RawBet, Bet]] = []
-    for bet, name, holder_id in rows.all():
-        raw = RawBet(bet.seat, name, bet.spot, bet.amount)
-        (holders if holder_id == bet.user_id else backs).append((raw, bet))
-    holders.sort(key=lambda p: (p[1].seat, p[1].id))
-    return holders + backs
+    bets = [(seat, name, spot, amount, bool(own)) for seat, name, spot, amount, own in rows.all()]
+    return _ordered(bets)
+
+
+def _engine_order(bets: Sequence[tuple[int, str, str, int]], holders: dict[int, str]) -> list[RawBet]:
+    """`_raw_bets` of a snapshot's bets (placing order) and holders."""
+    return _ordered([(*bet, holders.get(bet[0]) == bet[1]) for bet in bets])
+
+
+def _ordered(bets: Sequence[tuple[int, str, str, int, bool]]) -> list[RawBet]:
+    """Bets in placing order, each with whether its bettor holds the box → the engine's order."""
+    own = [
+        (seat, i, RawBet(seat, name, spot, amount))
+        for i, (seat, name, spot, amount, mine) in enumerate(bets)
+        if mine
+    ]
+    own.sort(key=lambda t: (t[0], t[1]))
+    backs = [RawBet(seat, name, spot, amount) for seat, name, spot, amount, mine in bets if not mine]
+    return [raw for _, _, raw in own] + backs
+
+
+def state_before(db: AsyncSession) -> Snapshot | None:
+    """The snapshot of the version the table is at as this change starts (`Casino.mutate` hands it over
+    when it has one): its holders and bets are the database's, since every change of them moves the
+    table's version, and the version was checked under the row lock."""
+    found: Snapshot | None = db.sync_session.info.get("state_before")
+    return found
 
 
 def _check_one(rt: TableRuntime, others: list[RawBet], new: RawBet) -> None:
@@ -448,16 +477,22 @@ async def place_bet(
     caller.need("player")
     _check_betting(table)
     number = _seat_number(rt, seat)
-    holder = await db.scalar(select(Seat).where(Seat.table_id == table.id, Seat.seat == number))
+    before = state_before(db)
+    if before is not None:
+        held = sorted(before.holders.items())
+        placed_before = list(before.bets)
+    else:
+        held = await seats_of(db, table.id)
+        placed_before = list(await _bets_in_order(db, table.id))
+    holder = dict(held).get(number)
     if holder is None:
         raise Conflict(f"seat {number} is free: take it first", key="err.api.seat_free", seat=number)
     new = RawBet(number, caller.name, spot, amount)
-    pairs = await _raw_bets(db, table.id)
-    existing = [raw for raw, _ in pairs]
-    if holder.user_id == caller.user_id:
+    existing = _engine_order(placed_before, dict(held))
+    if holder == caller.name:
         _check_one(rt, existing, new)
     else:
-        _check_back_bet(rt, await seats_of(db, table.id), existing, new)
+        _check_back_bet(rt, held, existing, new)
     assert isinstance(amount, int) and isinstance(spot, str)
     balance, free = await ledger.available(db, ledger.Player(caller.user_id, caller.name), lock=True)
     if amount > free:
@@ -468,20 +503,34 @@ async def place_bet(
             balance=free,
             amount=amount,
         )
-    if holder.user_id != caller.user_id:
+    if holder != caller.name:
         request = BackBetRequest(
             table_id=table.id, seat=number, user_id=caller.user_id, spot=spot, amount=amount
         )
         db.add(request)
         await db.flush()
         return {"request": request.id, "status": "waiting", "seat": number, "spot": spot, "amount": amount}
-    bet = Bet(table_id=table.id, seat=number, user_id=caller.user_id, spot=spot, amount=amount)
-    db.add(bet)
-    await db.flush()
-    placed = sorted([*pairs, (new, bet)], key=lambda p: p[1].id)  # the table's bets now, placing order
-    by_seat = bets_by_seat((row.seat, raw.player, raw.spot, raw.amount) for raw, row in placed)
-    hint_snapshot(db, by_seat=by_seat, balances={caller.name: (balance, free - amount)})
-    return {"bet": bet.id, "seat": number, "spot": spot, "amount": amount, "status": "placed"}
+    bet_id = (
+        await db.execute(
+            insert(BETS)
+            .values(table_id=table.id, seat=number, user_id=caller.user_id, spot=spot, amount=amount)
+            .returning(BETS.c.id)
+        )
+    ).scalar_one()
+    bets = (*placed_before, (number, caller.name, spot, amount))  # the table's bets now, placing order
+    hint_snapshot(db, bets=bets, balances={caller.name: (balance, free - amount)})
+    return {"bet": bet_id, "seat": number, "spot": spot, "amount": amount, "status": "placed"}
+
+
+async def _bets_in_order(db: AsyncSession, table_id: int) -> list[tuple[int, str, str, int]]:
+    """The table's bets, (seat, player, spot, amount) in placing order, from the database."""
+    rows = await db.execute(
+        select(Bet.seat, User.name, Bet.spot, Bet.amount)
+        .join(User, User.id == Bet.user_id)
+        .where(Bet.table_id == table_id)
+        .order_by(Bet.id)
+    )
+    return [(seat, name, spot, amount) for seat, name, spot, amount in rows.all()]
 
 
 def bets_by_seat(bets: Iterable[tuple[int, object, object, object]]) -> dict[int, list[dict[str, Any]]]:
@@ -495,15 +544,18 @@ def bets_by_seat(bets: Iterable[tuple[int, object, object, object]]) -> dict[int
 def hint_snapshot(
     db: AsyncSession,
     *,
-    by_seat: dict[int, list[dict[str, Any]]] | None = None,
+    bets: tuple[tuple[int, str, str, int], ...] | None = None,
+    requests: list[dict[str, Any]] | None = None,
     balances: dict[str, tuple[int, int]] | None = None,
 ) -> None:
     """Tell this transaction's state snapshot what the step already knows, so that it need not read it
     again: the table's bets as they now are, and the balances of everyone whose money the step moved
     (a step that gives balances answers for all its money: the others' are kept from the version before)."""
     hint = db.sync_session.info.setdefault("snapshot_hint", {})
-    if by_seat is not None:
-        hint["by_seat"] = by_seat
+    if bets is not None:
+        hint["bets"] = bets
+    if requests is not None:
+        hint["requests"] = requests
     if balances is not None:
         hint["balances"] = {**hint.get("balances", {}), **balances}
 
@@ -570,7 +622,7 @@ async def answer_request(
     requester = await db.get(User, request.user_id)
     assert requester is not None
     new = RawBet(request.seat, requester.name, request.spot, request.amount)
-    existing = [raw for raw, _ in await _raw_bets(db, table.id)]
+    existing = await _raw_bets(db, table.id)
     _check_back_bet(rt, await seats_of(db, table.id), existing, new)
     request.status = "accepted"
     await db.flush()
@@ -653,10 +705,6 @@ class Stepper:
             actor=self.by,
         )
 
-    async def deal_virtual(self) -> None:
-        """At a virtual table: the shoe answers every card step up to the next decision (or the end)."""
-        await self.round_events(self.deal_from_shoe())
-
     def deal_from_shoe(self) -> list[Event]:
         """The card steps the virtual shoe answers up to the next decision (or the end), not yet logged."""
         rnd, shoe = self.rt.round, self.rt.shoe
@@ -723,15 +771,15 @@ class Stepper:
             moves.append(ledger.Move(house, net, "house"))
         moves.append(ledger.Move(table_account, -(paid + commission + net), "settle"))
         await ledger.post(self.db, moves, table_id=self.table.id, round_no=self.table.round_no, actor=self.by)
-        round_row = await self.db.scalar(
-            select(RoundRow).where(
-                RoundRow.table_id == self.table.id, RoundRow.round_no == self.table.round_no
+        await self.db.execute(
+            update(ROUNDS)
+            .where(ROUNDS.c.table_id == self.table.id, ROUNDS.c.round_no == self.table.round_no)
+            .values(
+                status="voided" if rnd.voided else "finished",
+                ended_at=utcnow(),
+                last_seq=self.table.next_seq - 1,
             )
         )
-        if round_row is not None:
-            round_row.status = "voided" if rnd.voided else "finished"
-            round_row.ended_at = utcnow()
-            round_row.last_seq = self.table.next_seq - 1
         await self.flush_shoe()
         self.table.in_round = False
         self.table.deadline_at = None
@@ -759,12 +807,12 @@ async def deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, 
     nothing moves), every stake moved from its wallet, the shoe prepared (Art.6, Showdown Art.7) and, at a
     virtual table, the cards dealt up to the first decision."""
     _check_betting(table)
-    pairs = await _raw_bets(db, table.id)
-    if not pairs:
+    raws = await _raw_bets(db, table.id)
+    if not raws:
         raise BadBet("no bets: a round needs at least one box in play", key="err.bet.none")
-    boxes = place_bets([raw for raw, _ in pairs], rt.cls.bet_spec(rt.rules))
+    boxes = place_bets(raws, rt.cls.bet_spec(rt.rules))
     need: dict[str, int] = {}
-    for raw, _ in pairs:
+    for raw in raws:
         assert isinstance(raw.player, str) and isinstance(raw.amount, int)
         need[raw.player] = need.get(raw.player, 0) + raw.amount
     balances = await ledger.lock_wallets(db, need)
@@ -811,13 +859,15 @@ async def deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, 
             table_id=table.id, round_no=table.round_no, first_seq=table.next_seq, last_seq=table.next_seq
         )
     )
-    await step.round_events(list(rnd.events))
+    opening = list(rnd.events)
+    if table.mode == "virtual":  # the shoe deals up to the first decision: logged with the stakes, one write
+        opening += step.deal_from_shoe()
+    await step.round_events(opening)
     await db.execute(delete(Bet).where(Bet.table_id == table.id))
     await db.execute(
         delete(BackBetRequest).where(BackBetRequest.table_id == table.id, BackBetRequest.status == "waiting")
     )
-    if table.mode == "virtual":
-        await step.deal_virtual()
+    hint_snapshot(db, bets=(), requests=[])  # what the state shows of them now, without reading it
     return step.out
 
 
