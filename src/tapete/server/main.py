@@ -3,6 +3,7 @@ uvicorn serving the app (one process, or `--workers N` processes on PostgreSQL w
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable
@@ -49,6 +50,19 @@ def build_settings(database_url: str | None = None, broker_url: str | None = Non
     return settings
 
 
+#: the cyclic collector's thresholds while serving: its default (700 allocations) ran a collection many
+#: times a second under load, 2.8 % of a process's CPU; a request allocates thousands of short-lived
+#: objects that reference counting frees. Memory is not at stake: the cycles are few and small.
+GC_THRESHOLDS = (50_000, 20, 100)
+
+
+def _tune_collector() -> None:
+    """Fewer collections of the cyclic garbage collector, and none over what start-up built."""
+    gc.collect()
+    gc.freeze()  # the modules, the app and its routes stay out of every later collection
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -74,6 +88,7 @@ def serve(
     casino = prepare(settings, say)
     say(f"open http://{host}:{port}/ in a browser (API: /docs, /openapi.json)")
     sys.stdout.flush()
+    _tune_collector()
     if workers > 1:
         os.environ[ENV["database_url"]] = settings.database_url
         if settings.broker_url:
@@ -100,7 +115,9 @@ def app_from_env() -> object:
     settings = build_settings()
     settings.demo_table = False
     settings.shoe_key = load_shoe_key(settings)
-    return create_app(Casino(settings))
+    app = create_app(Casino(settings))
+    _tune_collector()
+    return app
 
 
 def data_dir() -> Path:
