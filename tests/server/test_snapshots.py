@@ -131,3 +131,97 @@ async def _same_bets(url: str, tmp_path: Path, table: int, tokens: dict[str, str
         (1, "p8"),
     ]
     await a.engine.dispose()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_a_runtime_another_process_moved_catches_up_to_what_a_rebuild_gives(
+    kind: str, tmp_path: Path, migrated: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes take a virtual table's steps in turn (what `--workers` does): each brings its
+    runtime up to the other's version without rebuilding it (seats and bets append nothing; decisions in
+    the middle of a round are taken again on the engine with the same shoe), and every state it then
+    shows is what a process that rebuilds from the database shows."""
+    with fresh_database(kind, tmp_path, migrated) as url:
+        with serving(url, tmp_path / "setup") as api:
+            for k in range(1, 8):
+                api.user(f"p{k}", "player", chips=100_000)
+            api.user("dora", "dealer")
+            table = api.table("blackjack", turn_seconds=None)
+            tokens = dict(api.tokens)
+        rebuilt: list[int] = []
+        build = tables.build_runtime
+
+        async def counting(db: AsyncSession, t: CasinoTable, key: bytes) -> Any:
+            rebuilt.append(t.version)
+            return await build(db, t, key)
+
+        monkeypatch.setattr(tables, "build_runtime", counting)
+        asyncio.run(_alternate(url, tmp_path, table, tokens, rebuilt))
+
+
+async def _alternate(
+    url: str, tmp_path: Path, table: int, tokens: dict[str, str], rebuilt: list[int]
+) -> None:
+    procs = [Casino(settings_for(url, tmp_path / "a")), Casino(settings_for(url, tmp_path / "b"))]
+    fresh = Casino(settings_for(url, tmp_path / "fresh"))
+    who = {name: await procs[0].caller(token) for name, token in tokens.items()}
+    turn = 0
+    caught_up = 0
+    decisions_caught_up = 0
+
+    async def step(make: Callable[[TableRuntime], Step | None]) -> bool:
+        """The next process reads the table (its runtime brought to the table's version) and takes the
+        step `make` gives for what it then sees; False when there is none."""
+        nonlocal turn, caught_up, decisions_caught_up
+        casino = procs[turn % 2]
+        had = casino.runtimes.get(table)
+        before = len(rebuilt)
+        await casino.read(table, lambda db, t, rt: _noop())
+        fn = make(casino.runtimes[table])
+        if fn is None:
+            return False
+        turn += 1
+        await casino.mutate(table, fn)
+        if had is not None and len(rebuilt) == before:
+            caught_up += 1
+            if rt_in_round(casino.runtimes[table]):
+                decisions_caught_up += 1
+        for viewer in (who["p1"], who["dora"]):
+            shown = await casino.state_for(table, viewer)
+            fresh.snapshots.clear()
+            fresh.runtimes.clear()
+            assert shown == await fresh.state_for(table, viewer), (turn, viewer.name)
+        return True
+
+    def decision(rt: TableRuntime) -> Step | None:
+        pending = rt.round.pending if rt.round is not None else None
+        if pending is None or not hasattr(pending, "legal"):
+            return None
+        holder = who[rt.holders[pending.seat]]
+        hit = "hit" in pending.legal and len(rt.round.events) % 3  # type: ignore[union-attr]
+        answer = "hit" if hit else ("stand" if "stand" in pending.legal else "decline")
+        action = {"seat": pending.seat, "action": answer}
+        return lambda db, t, rt: tables.act(db, t, rt, holder, action, procs[0].key)
+
+    for k in range(1, 8):
+        await step(lambda rt, k=k: lambda db, t, rt: tables.take_seat(db, t, rt, who[f"p{k}"], k))
+    for _ in range(3):  # three rounds: bets, the deal, every decision, each step on the other process
+        for k in range(1, 8):
+            await step(
+                lambda rt, k=k: lambda db, t, rt: tables.place_bet(db, t, rt, who[f"p{k}"], k, "main", 1_000)
+            )
+        await step(lambda rt: lambda db, t, rt: tables.deal(db, t, rt, "dora", procs[0].key))
+        while await step(decision):
+            pass
+    assert caught_up > 30 and decisions_caught_up > 5  # the bets, and the decisions in the middle of a round
+    for casino in (*procs, fresh):
+        await casino.engine.dispose()
+
+
+def rt_in_round(rt: TableRuntime) -> bool:
+    """Whether the runtime is in the middle of a round (a decision that did not end it)."""
+    return rt.round is not None
+
+
+async def _noop() -> None:
+    return None

@@ -290,6 +290,12 @@ class Casino:
         rt = self.runtimes.get(table.id)
         if rt is not None and rt.version == table.version:
             return rt
+        if rt is not None:
+            if await tables.catch_up(db, table, rt):
+                rt.version = table.version
+                return rt
+            self.runtimes.pop(table.id, None)  # it may have moved on the way: rebuilt whole
+            self.snapshots.pop(table.id, None)
         rt, owed = await tables.build_runtime(db, table, self.key)
         if owed and writable:  # a shoe recovered by reshuffling says so in the log
             await chain.append(db, table, f"shoe-{table.round_no}", owed, "recovery")
@@ -330,6 +336,7 @@ class Casino:
                     result = await fn(db, table, rt)
                     table.version += 1
                     rt.version = table.version
+                    rt.next_seq, rt.head, rt.shuffle_no = table.next_seq, table.head_hash, table.shuffle_no
                     await tables.set_deadline(db, table, rt)
                     row = await self._write_row(db, table)
                     version = table.version

@@ -24,7 +24,7 @@ from tapete.errors import BadBet, BadRequest, ShoeSealBroken, TapeteError
 from tapete.games import GAMES, round_class
 from tapete.games.base import CARD, Action, Dealt, Decision, Event, Round, RoundType, Viewer
 from tapete.games.punto_y_banca import next_shoe_holder
-from tapete.log import rebuild
+from tapete.log import canonical, rebuild
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
 from tapete.server import chain, ledger
@@ -81,6 +81,11 @@ class TableRuntime:
     live: DealerEntered | None = None
     dealt_since_shuffle: bool = False
     shoe_flushed: int = 0
+    #: the table's chain (its next seq and head) and shuffle this picture was made from: a version that
+    #: appended no record (a seat, a bet, a status) leaves the picture as it is
+    next_seq: int = -1
+    head: str = ""
+    shuffle_no: int = -1
     pyb_holder: int | None = None
     pyb_winner: str | None = None
     holders: dict[int, str] = field(default_factory=dict)
@@ -179,6 +184,7 @@ async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tup
     rules = load_rules(table.game, {k: v for k, v in table.rules.items() if k not in SERVER_KEYS})
     cls = round_class(table.game)
     rt = TableRuntime(table.id, table.version, table.game, table.mode, rules, cls)
+    rt.next_seq, rt.head, rt.shuffle_no = table.next_seq, table.head_hash, table.shuffle_no
     owed: list[Event] = []
     if table.round_no:
         rows = await chain.records(db, table.id, round_id=table.round_no)
@@ -244,6 +250,51 @@ async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tup
                 cut = True
         rt.live = DealerEntered(rules.decks, cards_out([r for r in rows if r.seq >= start]), cut_card_out=cut)
     return rt, owed
+
+
+async def catch_up(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> bool:
+    """Bring a runtime another process moved on to the table's version without rebuilding it, where that
+    is plain: nothing was appended (seats, bets, a status), or, at a virtual table in the middle of the
+    same round and shoe, decisions were (each taken again on the engine and the cards that follow drawn
+    from the same shoe, then every event compared with the record, as a rebuild does). False otherwise,
+    and the runtime may then have moved: the caller rebuilds it. Any process takes any request (`--workers`
+    spreads a table's requests over them): rebuilding on every one of them was the cost of that."""
+    if table.next_seq == rt.next_seq and table.head_hash == rt.head and table.shuffle_no == rt.shuffle_no:
+        return True
+    rnd, shoe = rt.round, rt.shoe
+    if (
+        table.mode != "virtual"
+        or not table.in_round
+        or rnd is None
+        or shoe is None
+        or rnd.round_id != table.round_no
+        or table.shuffle_no != rt.shuffle_no
+        or table.next_seq <= rt.next_seq
+    ):
+        return False
+    rows = await chain.records(db, table.id, start=rt.next_seq)
+    if not rows or rows[0].seq != rt.next_seq or rows[0].prev != rt.head:
+        return False
+    logged = [row.event for row in rows]
+    if any(row.round != str(table.round_no) for row in rows) or any(
+        ev.get("type") == "round_voided" for ev in logged
+    ):
+        return False
+    start = len(rnd.events)
+    try:
+        for ev in logged:
+            step = rt.cls.step_from_event(ev)
+            if isinstance(step, Action):
+                rnd.apply(step)
+                rnd.deal_from(shoe.draw)
+    except TapeteError:
+        return False
+    if canonical(list(rnd.events[start:])) != canonical(logged):
+        return False
+    if any(ev.get("type") == CARD for ev in logged):
+        rt.dealt_since_shuffle = True
+    rt.next_seq, rt.head, rt.version = table.next_seq, table.head_hash, table.version
+    return True
 
 
 def bettors(rnd: Round) -> set[str]:
