@@ -51,6 +51,20 @@ def migrated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str
 
 
 @contextlib.contextmanager
+def postgres_database(prefix: str, template: str | None = None) -> Iterator[str]:
+    """A new PostgreSQL database on the test server (a copy of `template`, else empty), dropped afterwards."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    copy = f' TEMPLATE "{template}"' if template else ""
+    with _pg_admin() as conn:
+        conn.execute(f'CREATE DATABASE "{name}"{copy}')
+    try:
+        yield f"{PG}/{name}"
+    finally:
+        with _pg_admin() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextlib.contextmanager
 def fresh_database(kind: str, tmp_path: Path, migrated: dict[str, str]) -> Iterator[str]:
     """A new database of `kind` (sqlite | postgres), already migrated, dropped afterwards."""
     if kind == "sqlite":
@@ -58,14 +72,8 @@ def fresh_database(kind: str, tmp_path: Path, migrated: dict[str, str]) -> Itera
         shutil.copyfile(migrated["sqlite"], path)
         yield f"sqlite:///{path}"
         return
-    name = f"tapete_test_{uuid.uuid4().hex[:12]}"
-    with _pg_admin() as conn:
-        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{migrated["postgres"]}"')
-    try:
-        yield f"{PG}/{name}"
-    finally:
-        with _pg_admin() as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with postgres_database("tapete_test", migrated["postgres"]) as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

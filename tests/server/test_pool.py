@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -14,19 +13,13 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from tapete.server import db as dbmod
-from tests.server.conftest import PG, _pg_admin
+from tests.server.conftest import _pg_admin, postgres_database
 
 
 @pytest.fixture
 def pg_url() -> Iterator[str]:
-    name = f"tapete_pool_{uuid.uuid4().hex[:10]}"
-    with _pg_admin() as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"{PG}/{name}"
-    finally:
-        with _pg_admin() as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with postgres_database("tapete_pool") as url:
+        yield url
 
 
 def _kill_backends(database: str) -> int:

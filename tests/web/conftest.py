@@ -12,7 +12,6 @@ import shutil
 import socket
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ import uvicorn
 
 from tapete.server.api import create_app
 from tapete.server.app import prepare
-from tests.server.conftest import ADMIN_PASSWORD, PG, _pg_admin, settings_for
+from tests.server.conftest import ADMIN_PASSWORD, postgres_database, settings_for
 
 CHROMIUM = os.environ.get("TAPETE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -246,16 +245,8 @@ def _sqlite(tmp: Path) -> str:
     return f"sqlite:///{tmp / 'casino.db'}"
 
 
-@contextlib.contextmanager
-def _postgres() -> Iterator[str]:
-    name = f"tapete_web_{uuid.uuid4().hex[:12]}"
-    with _pg_admin() as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"{PG}/{name}"
-    finally:
-        with _pg_admin() as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+def _postgres() -> contextlib.AbstractContextManager[str]:
+    return postgres_database("tapete_web")
 
 
 @pytest.fixture
