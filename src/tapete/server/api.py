@@ -18,6 +18,7 @@ from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSock
 from fastapi import Path as InPath
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi_offline import FastAPIOffline
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -186,12 +187,16 @@ class FastJSON(JSONResponse):
 
 def create_app(casino: Casino) -> FastAPI:
     """The FastAPI app of one server process."""
-    app = FastAPI(
+    # The API's pages (/docs, /redoc) with Swagger UI and ReDoc served by this server, not from a CDN: a
+    # casino's or a lab's network often reaches none, and FastAPI's own pages were blank there.
+    app = FastAPIOffline(
         title="tapete",
         version=VERSION,
         description="Casino table games as Peru's regulations write them: the table server's API "
         "(shared/spec/server.md).",
         lifespan=lambda _app: lifespan_of(casino),
+        static_url="/docs-assets",
+        favicon_url="/favicon.svg",
     )
     app.state.casino = casino
 
