@@ -91,13 +91,21 @@ def test_a_void_needs_a_second_staff_member_and_returns_every_stake(api: Api) ->
         api.ok("dora", "POST", f"/api/tables/{table}/cards", json={"card": card})
     api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "decline"})
     assert api.balance("ana") == 9_000
+    assert api.state("dani", table)["void"] is None
     api.ok("dora", "POST", f"/api/tables/{table}/void", json={"reason": "the shoe fell"})
+    waiting = {"requested_by": "dora", "reason": "the shoe fell"}
+    assert api.state("dani", table)["void"] == waiting  # the second staff member sees what waits for him
+    assert "void" not in api.state("ana", table)  # staff business
+    casino = api.client.app.state.casino  # type: ignore[attr-defined]
+    casino.snapshots.clear()
+    casino.runtimes.clear()
+    assert api.state("dani", table)["void"] == waiting  # read from the round's row as well
     same = api.as_("dora", "POST", f"/api/tables/{table}/void/confirm")
     assert same.status_code == 403  # not by the one who asked
     player = api.as_("ana", "POST", f"/api/tables/{table}/void/confirm")
     assert player.status_code == 403
     state = api.ok("dani", "POST", f"/api/tables/{table}/void/confirm")
-    assert state["phase"] == "betting" and state["view"]["voided"]
+    assert state["phase"] == "betting" and state["view"]["voided"] and state["void"] is None
     assert api.balance("ana") == 10_000
     rounds = api.ok("admin", "GET", f"/api/tables/{table}/rounds")["rounds"]
     assert rounds[0]["status"] == "voided" and rounds[0]["void_reason"] == "the shoe fell"

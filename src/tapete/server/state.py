@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.server import tables, words
 from tapete.server.accounts import Caller
-from tapete.server.models import Account, BackBetRequest, Bet, CasinoTable, User
+from tapete.server.models import Account, BackBetRequest, Bet, CasinoTable, RoundRow, User
 from tapete.server.tables import TableRuntime, bettors
 
 
@@ -38,6 +38,8 @@ class Snapshot:
     #: player name → (balance, available) as of this version
     balances: dict[str, tuple[int, int]]
     in_round: bool
+    #: the round's void asked for and waiting for a second staff member's confirmation, or None
+    void: dict[str, str] | None = None
     #: viewer → (view, pending), made on first use while the runtime is at this version
     views: dict[str, tuple[Any, Any]] = field(default_factory=dict)
 
@@ -67,6 +69,7 @@ async def balances(db: AsyncSession, names: Iterable[str]) -> dict[str, tuple[in
 HOLDERS = frozenset({"seats", "users"})
 BETS = frozenset({"bets", "users"})
 REQUESTS = frozenset({"back_bet_requests", "users"})
+VOID = frozenset({"rounds"})
 #: what a balance (and what is free of it) depends on
 MONEY = frozenset({"accounts", "ledger_entries", "bets", "back_bet_requests"})
 
@@ -105,6 +108,12 @@ async def snapshot(
         requests = hint["requests"]
     else:
         requests = last.requests if last is not None and not wrote & REQUESTS else await _requests(db, table)
+    if "void" in hint:
+        void = hint["void"]
+    elif not table.in_round:
+        void = None
+    else:
+        void = last.void if last is not None and not wrote & VOID else await _void(db, table)
     rnd = rt.round if table.in_round else rt.last
     in_play = bettors(rnd) if rnd is not None else set()
     people: set[str] = set(holders.values()) | {str(r["player"]) for r in requests} | in_play
@@ -146,6 +155,7 @@ async def snapshot(
         bets=bets,
         balances=money,
         in_round=table.in_round,
+        void=void,
     )
 
 
@@ -163,6 +173,20 @@ async def _bets(db: AsyncSession, table: CasinoTable) -> tuple[tuple[int, str, s
         .order_by(Bet.id)
     )
     return tuple((seat, name, spot, amount) for seat, spot, amount, name in rows.all())
+
+
+async def _void(db: AsyncSession, table: CasinoTable) -> dict[str, str] | None:
+    """The void asked for the round in play and not yet confirmed (who asked, why), or None."""
+    row = (
+        await db.execute(
+            select(RoundRow.void_requested_by, RoundRow.void_reason).where(
+                RoundRow.table_id == table.id, RoundRow.round_no == table.round_no
+            )
+        )
+    ).first()
+    if row is None or row[0] is None:
+        return None
+    return {"requested_by": row[0], "reason": row[1] or ""}
 
 
 async def _requests(db: AsyncSession, table: CasinoTable) -> list[dict[str, Any]]:
@@ -209,4 +233,6 @@ def render(snap: Snapshot, rt: TableRuntime, caller: Caller, me: tuple[int, int]
     if caller.role == "player":
         balance, free = me if me is not None else (0, 0)
         state["me"] = {"name": caller.name, "balance": balance, "available": free}
+    else:  # staff see a void waiting for a second staff member's confirmation
+        state["void"] = snap.void
     return state

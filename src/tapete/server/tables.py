@@ -611,6 +611,12 @@ def hint_snapshot(
         hint["balances"] = {**hint.get("balances", {}), **balances}
 
 
+def hint_void(db: AsyncSession, void: dict[str, str] | None) -> None:
+    """Tell this transaction's state snapshot the void that now waits for a confirmation (None: none, a
+    round just opened), so that it need not read the round's row again."""
+    db.sync_session.info.setdefault("snapshot_hint", {})["void"] = void
+
+
 def _check_back_bet(
     rt: TableRuntime, held: list[tuple[int, str]], existing: list[RawBet], new: RawBet
 ) -> None:
@@ -919,6 +925,7 @@ async def deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, 
         delete(BackBetRequest).where(BackBetRequest.table_id == table.id, BackBetRequest.status == "waiting")
     )
     hint_snapshot(db, bets=(), requests=[])  # what the state shows of them now, without reading it
+    hint_void(db, None)
     return step.out
 
 
@@ -1134,6 +1141,7 @@ async def request_void(
     assert row is not None
     row.void_requested_by = caller.name
     row.void_reason = body["reason"].strip()
+    hint_void(db, {"requested_by": caller.name, "reason": row.void_reason})
     db.add(
         SignificantEvent(
             kind="void_requested",

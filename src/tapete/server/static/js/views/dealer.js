@@ -1,13 +1,15 @@
 // The dealer's console: the table's pending step in words (whose card: box, hand, dealer, community; or
 // whose decision), "no va más" (deal), the card entry of a live table from the keyboard (type As, Enter:
 // a card the pack cannot hold is refused on the spot, under the field), a correction of the last card,
-// and the control procedures (new pack, shuffle, cut, burn, deck change with its reason, cut card).
+// the control procedures (new pack, shuffle, cut, burn, deck change with its reason, cut card), and the
+// void of a round that cannot be finished: asked with its reason by one staff member, confirmed by another
+// (every stake returned).
 
 import * as api from "../api.js";
 import { cardSyntax, cardText } from "../cards.js";
 import { $, html, onClick, patch } from "../dom.js";
 import { t } from "../i18n.js";
-import { connection } from "../main.js";
+import { connection, whoami } from "../main.js";
 import { felt, limits, pendingText } from "../felt.js";
 import { TableLink } from "../live.js";
 
@@ -47,7 +49,7 @@ export async function mount(root, args) {
   let words = null;
   let entered = [];
   let enteredRound = null;
-  const messages = { deal: "", card: "", correction: "", procedure: "", procedureOk: "" };
+  const messages = { deal: "", card: "", correction: "", procedure: "", procedureOk: "", void: "" };
 
   root.innerHTML = `<section class="table-page dealer-page">
       <header class="table-head" id="dealer-head"></header>
@@ -57,6 +59,7 @@ export async function mount(root, args) {
           <section class="panel console" id="console-now"></section>
           <section class="panel console" id="console-cards"></section>
           <section class="panel console" id="console-procedures"></section>
+          <section class="panel console" id="console-void"></section>
         </aside>
       </div>
     </section>`;
@@ -150,6 +153,37 @@ export async function mount(root, args) {
     );
   };
 
+  const renderVoid = () => {
+    const panel = $("#console-void", root);
+    if (state.phase !== "playing") {
+      patch(panel, "");
+      panel.hidden = true;
+      messages.void = "";
+      return;
+    }
+    panel.hidden = false;
+    const asked = state.void;
+    const me = whoami();
+    const mine = asked && me && asked.requested_by === me.name;
+    const typed = $("#void-reason", root) ? $("#void-reason", root).value : "";
+    patch(
+      panel,
+      html`<h2>${t("web.dealer.void")}</h2>
+        ${!asked
+          ? html`<p class="muted">${t("web.dealer.void_help")}</p>
+            <form id="void-form" autocomplete="off">
+              <label for="void-reason">${t("web.reason")}</label>
+              <input id="void-reason" value="${typed}" />
+              <button type="submit" class="btn" id="void-ask">${t("web.dealer.void_ask")}</button>
+            </form>`
+          : html`<p id="void-waiting" role="status">${t("web.dealer.void_waiting", { name: asked.requested_by, reason: asked.reason })}</p>
+            ${mine
+              ? html`<p class="muted">${t("web.dealer.void_second")}</p>`
+              : html`<button type="button" class="btn btn--primary" id="void-confirm">${t("web.dealer.void_confirm")}</button>`}`}
+        <p class="field-error" id="void-error" role="alert">${messages.void}</p>`,
+    );
+  };
+
   const render = () => {
     if (!state) return;
     renderHead();
@@ -158,6 +192,7 @@ export async function mount(root, args) {
     renderNow();
     renderCards();
     renderProcedures();
+    renderVoid();
   };
 
   const onState = (next) => {
@@ -214,6 +249,16 @@ export async function mount(root, args) {
       }
       const again = $("#card-input", root);
       if (again && !again.disabled) again.focus();
+    } else if (event.target.id === "void-form") {
+      try {
+        await api.post(`/api/tables/${tableId}/void`, { reason: $("#void-reason", root).value }, { idem: true });
+        messages.void = "";
+        $("#void-reason", root).value = "";
+        link.offer(await api.get(`/api/tables/${tableId}/state`));
+      } catch (err) {
+        messages.void = err.message;
+      }
+      render();
     } else if (event.target.id === "correction-form") {
       const name = cardSyntax($("#correction-card", root).value);
       try {
@@ -227,6 +272,15 @@ export async function mount(root, args) {
         render();
       }
     }
+  });
+  onClick(root, "#void-confirm", async () => {
+    try {
+      link.offer(await api.post(`/api/tables/${tableId}/void/confirm`, {}, { idem: true }));
+      messages.void = "";
+    } catch (err) {
+      messages.void = err.message;
+    }
+    render();
   });
   onClick(root, "[data-procedure]", async (_e, el) => {
     const type = el.dataset.procedure;
