@@ -486,7 +486,8 @@ async def drive(
             "failures": stats.failures,
             "bot_errors": stats.bot_errors,
         }
-        if cpu_used is not None and stats.decisions:  # what the servers spent, bets and pushes included
+        # what the servers spent, bets and pushes included (not in a soak: a killed process's CPU dies too)
+        if cpu_used is not None and stats.decisions and not args.soak:
             result["server_cpu_ms_per_decision"] = round(cpu_used * 1000 / len(stats.decisions), 2)
             result["server_cores_busy"] = round(cpu_used / elapsed, 2)
         if args.soak:  # the administrator's session went idle long ago: a new one
