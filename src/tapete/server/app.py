@@ -301,6 +301,7 @@ class Casino:
             await chain.append(db, table, f"shoe-{table.round_no}", owed, "recovery")
             table.version += 1
             rt.version = table.version
+            rt.next_seq, rt.head = table.next_seq, table.head_hash  # if this rolls back: no catch-up
             db.add(SignificantEvent(kind="shoe_recovered", table_id=table.id, details={"events": owed}))
         elif owed:  # a read cannot log the reshuffle it owes: not kept, so the next change logs it
             return rt
@@ -354,6 +355,9 @@ class Casino:
                             )
                         )
             except tables.NoChange:  # only the timers' sweep raises it, and reads None as "nothing fired"
+                kept, known = self.runtimes.get(table_id), self.rows.get(table_id)
+                if kept is not None and (known is None or kept.version != known["version"]):
+                    self.runtimes.pop(table_id, None)  # it moved in what was rolled back (a shoe recovered)
                 return cast(T, None)  # nothing happened: nothing to commit, no new version, no push
             except BaseException as exc:
                 # the engine may have moved: rebuild from what was committed
