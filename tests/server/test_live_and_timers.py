@@ -4,13 +4,16 @@ own recall, and a WebSocket client catching up after a reconnection."""
 
 from __future__ import annotations
 
+import contextlib
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
 from tests.server.conftest import Api
+from tests.server.support import live_deal, play_out, refused, serving
 
 pytestmark = pytest.mark.usefixtures("fast_hashing")
 
@@ -205,3 +208,34 @@ def test_a_websocket_client_catches_up_from_the_version_it_last_saw(api: Api) ->
     ):
         ws.receive_json()
     assert closed.value.code == 4401
+
+
+@pytest.mark.parametrize("how", ["restart", "another process"])
+def test_art6_a_cut_card_signalled_during_a_round_ends_the_shoe_whoever_finishes_the_round(
+    database_url: str, tmp_path: Path, how: str
+) -> None:
+    """The dealer's cut-card signal in the middle of a round waits in the table's row until the round
+    ends; a process that rebuilt the table after it (a restart), or one whose picture of the table is
+    older (another process), still refuses the next deal until the shoe is shuffled (Art.6)."""
+    with contextlib.ExitStack() as stack:
+        api = stack.enter_context(serving(database_url, tmp_path / "a"))
+        table = _live_round(api)
+        live_deal(api, "dora", table, ["Ts", "9h", "9c"])
+        second = None
+        if how == "another process":
+            second = stack.enter_context(serving(database_url, tmp_path / "b"))
+            for name in ("dora", "ana"):
+                second.login(name, "password-123")
+            second.state("dora", table)  # its picture of the table, from before the signal
+        api.ok("dora", "POST", f"/api/tables/{table}/procedures", json={"type": "cut_card"})
+        if second is None:
+            stack.pop_all().close()  # the server stops in the middle of the round, and starts again
+            second = stack.enter_context(serving(database_url, tmp_path / "c"))
+            for name in ("dora", "ana"):
+                second.login(name, "password-123")
+        play_out(second, table, {1: "ana"}, "dora", iter(["6c", "2d", "5s", "4h", "3c", "Qd"]))
+        bet = {"seat": 1, "spot": "main", "amount": 1000}
+        second.ok("ana", "POST", f"/api/tables/{table}/bets", json=bet)
+        refused(second.as_("dora", "POST", f"/api/tables/{table}/deal"), 409, "conflict")
+        second.ok("dora", "POST", f"/api/tables/{table}/procedures", json={"type": "shuffle"})
+        assert second.ok("dora", "POST", f"/api/tables/{table}/deal")["phase"] == "playing"

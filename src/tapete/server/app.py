@@ -338,6 +338,7 @@ class Casino:
                     table.version += 1
                     rt.version = table.version
                     rt.next_seq, rt.head, rt.shuffle_no = table.next_seq, table.head_hash, table.shuffle_no
+                    rt.pending_shoe = table.pending_shoe_events
                     await tables.set_deadline(db, table, rt)
                     row = await self._write_row(db, table)
                     version = table.version

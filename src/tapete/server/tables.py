@@ -86,6 +86,8 @@ class TableRuntime:
     next_seq: int = -1
     head: str = ""
     shuffle_no: int = -1
+    #: a live table's procedures posted during the round, not yet logged (the cut card's signal)
+    pending_shoe: dict[str, Any] | None = None
     pyb_holder: int | None = None
     pyb_winner: str | None = None
     holders: dict[int, str] = field(default_factory=dict)
@@ -185,6 +187,7 @@ async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tup
     cls = round_class(table.game)
     rt = TableRuntime(table.id, table.version, table.game, table.mode, rules, cls)
     rt.next_seq, rt.head, rt.shuffle_no = table.next_seq, table.head_hash, table.shuffle_no
+    rt.pending_shoe = table.pending_shoe_events
     owed: list[Event] = []
     if table.round_no:
         rows = await chain.records(db, table.id, round_id=table.round_no)
@@ -248,6 +251,9 @@ async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tup
                 start, cut = row.seq + 1, False
             elif ev.get("type") == "cut_card_out":
                 cut = True
+        # the dealer's cut-card signal during a round waits in the table's row until the round's end
+        pending = (table.pending_shoe_events or {}).get("events", [])
+        cut = cut or any(ev.get("type") == "cut_card_out" for ev in pending)
         rt.live = DealerEntered(rules.decks, cards_out([r for r in rows if r.seq >= start]), cut_card_out=cut)
     return rt, owed
 
@@ -259,7 +265,12 @@ async def catch_up(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> bo
     from the same shoe, then every event compared with the record, as a rebuild does). False otherwise,
     and the runtime may then have moved: the caller rebuilds it. Any process takes any request (`--workers`
     spreads a table's requests over them): rebuilding on every one of them was the cost of that."""
-    if table.next_seq == rt.next_seq and table.head_hash == rt.head and table.shuffle_no == rt.shuffle_no:
+    if (
+        table.next_seq == rt.next_seq
+        and table.head_hash == rt.head
+        and table.shuffle_no == rt.shuffle_no
+        and table.pending_shoe_events == rt.pending_shoe
+    ):
         return True
     rnd, shoe = rt.round, rt.shoe
     if (
