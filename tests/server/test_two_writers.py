@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from tapete.server import chain, state, tables
+from tapete.server import chain, tables
 from tapete.server.app import Casino
 from tapete.server.models import CasinoTable
 from tapete.server.tables import TableRuntime
@@ -88,23 +88,23 @@ def test_a_read_never_mixes_two_moments_of_a_table(
         a = Casino(settings_for(url, tmp_path / "a"))
         b = Casino(settings_for(url, tmp_path / "b"))
         p2 = await a.caller(tokens["p2"])
-        real = state._bets
+        real = tables.bets_in_order
         raced: list[bool] = []
 
         async def bet(db: AsyncSession, t: CasinoTable, rt: TableRuntime) -> Any:
             return await tables.place_bet(db, t, rt, p2, 2, "main", 500)
 
-        async def bets_with_a_bet_between(db: AsyncSession, t: CasinoTable) -> Any:
+        async def bets_with_a_bet_between(db: AsyncSession, table_id: int) -> Any:
             if not raced:
                 raced.append(True)
                 await a.mutate(table, bet)  # committed before B reads the bets
-            return await real(db, t)
+            return await real(db, table_id)
 
-        monkeypatch.setattr(state, "_bets", bets_with_a_bet_between)
+        monkeypatch.setattr(tables, "bets_in_order", bets_with_a_bet_between)
         try:
             seen = await b.state_for(table, p2)
         finally:
-            monkeypatch.setattr(state, "_bets", real)
+            monkeypatch.setattr(tables, "bets_in_order", real)
         after = await b.state_for(table, p2)
         await a.engine.dispose()
         await b.engine.dispose()

@@ -292,7 +292,6 @@ class Casino:
             return rt
         if rt is not None:
             if await tables.catch_up(db, table, rt):
-                rt.version = table.version
                 return rt
             self.runtimes.pop(table.id, None)  # it may have moved on the way: rebuilt whole
             self.snapshots.pop(table.id, None)
@@ -300,8 +299,7 @@ class Casino:
         if owed and writable:  # a shoe recovered by reshuffling says so in the log
             await chain.append(db, table, f"shoe-{table.round_no}", owed, "recovery")
             table.version += 1
-            rt.version = table.version
-            rt.next_seq, rt.head = table.next_seq, table.head_hash  # if this rolls back: no catch-up
+            rt.made_at(table)  # if this rolls back, the chain it expects is not the table's: no catch-up
             db.add(SignificantEvent(kind="shoe_recovered", table_id=table.id, details={"events": owed}))
         elif owed:  # a read cannot log the reshuffle it owes: not kept, so the next change logs it
             return rt
@@ -336,9 +334,7 @@ class Casino:
                         db.sync_session.info["state_before"] = before  # tables.state_before
                     result = await fn(db, table, rt)
                     table.version += 1
-                    rt.version = table.version
-                    rt.next_seq, rt.head, rt.shuffle_no = table.next_seq, table.head_hash, table.shuffle_no
-                    rt.pending_shoe = table.pending_shoe_events
+                    rt.made_at(table)
                     await tables.set_deadline(db, table, rt)
                     row = await self._write_row(db, table)
                     version = table.version

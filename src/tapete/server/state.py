@@ -102,7 +102,9 @@ async def snapshot(
     if "bets" in hint:
         bets = hint["bets"]
     else:
-        bets = last.bets if last is not None and not wrote & BETS else await _bets(db, table)
+        bets = (
+            last.bets if last is not None and not wrote & BETS else await tables.bets_in_order(db, table.id)
+        )
     by_seat = last.by_seat if last is not None and bets is last.bets else tables.bets_by_seat(bets)
     if "requests" in hint:
         requests = hint["requests"]
@@ -162,17 +164,6 @@ async def snapshot(
 async def _holders(db: AsyncSession, table: CasinoTable) -> dict[int, str]:
     """Each taken box's holder."""
     return dict(await tables.seats_of(db, table.id))
-
-
-async def _bets(db: AsyncSession, table: CasinoTable) -> tuple[tuple[int, str, str, int], ...]:
-    """The table's bets for the next round, (seat, player, spot, amount) in placing order."""
-    rows = await db.execute(
-        select(Bet.seat, Bet.spot, Bet.amount, User.name)
-        .join(User, User.id == Bet.user_id)
-        .where(Bet.table_id == table.id)
-        .order_by(Bet.id)
-    )
-    return tuple((seat, name, spot, amount) for seat, spot, amount, name in rows.all())
 
 
 async def _void(db: AsyncSession, table: CasinoTable) -> dict[str, str] | None:

@@ -92,6 +92,12 @@ class TableRuntime:
     pyb_winner: str | None = None
     holders: dict[int, str] = field(default_factory=dict)
 
+    def made_at(self, table: CasinoTable) -> None:
+        """This picture is now the table's as its row stands: its version, chain, shuffle and waiting
+        procedures (what `catch_up` compares)."""
+        self.version, self.next_seq, self.head = table.version, table.next_seq, table.head_hash
+        self.shuffle_no, self.pending_shoe = table.shuffle_no, table.pending_shoe_events
+
 
 def parse_settings(game: object, rules: object, mode: object) -> tuple[str, CommonRules, dict[str, Any]]:
     """A table's game, its rules model and its server settings, from an administrator's request:
@@ -186,8 +192,7 @@ async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tup
     rules = load_rules(table.game, {k: v for k, v in table.rules.items() if k not in SERVER_KEYS})
     cls = round_class(table.game)
     rt = TableRuntime(table.id, table.version, table.game, table.mode, rules, cls)
-    rt.next_seq, rt.head, rt.shuffle_no = table.next_seq, table.head_hash, table.shuffle_no
-    rt.pending_shoe = table.pending_shoe_events
+    rt.made_at(table)
     owed: list[Event] = []
     if table.round_no:
         rows = await chain.records(db, table.id, round_id=table.round_no)
@@ -262,15 +267,17 @@ async def catch_up(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> bo
     """Bring a runtime another process moved on to the table's version without rebuilding it, where that
     is plain: nothing was appended (seats, bets, a status), or, at a virtual table in the middle of the
     same round and shoe, decisions were (each taken again on the engine and the cards that follow drawn
-    from the same shoe, then every event compared with the record, as a rebuild does). False otherwise,
-    and the runtime may then have moved: the caller rebuilds it. Any process takes any request (`--workers`
-    spreads a table's requests over them): rebuilding on every one of them was the cost of that."""
+    from the same shoe, then every event compared with the record, as a rebuild does). True: it is at the
+    table's version. False otherwise, and the runtime may then have moved: the caller rebuilds it. Any
+    process takes any request (`--workers` spreads a table's requests over them): rebuilding on every one
+    of them was the cost of that."""
     if (
         table.next_seq == rt.next_seq
         and table.head_hash == rt.head
         and table.shuffle_no == rt.shuffle_no
         and table.pending_shoe_events == rt.pending_shoe
     ):
+        rt.made_at(table)
         return True
     rnd, shoe = rt.round, rt.shoe
     if (
@@ -304,7 +311,7 @@ async def catch_up(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> bo
         return False
     if any(ev.get("type") == CARD for ev in logged):
         rt.dealt_since_shuffle = True
-    rt.next_seq, rt.head, rt.version = table.next_seq, table.head_hash, table.version
+    rt.made_at(table)
     return True
 
 
@@ -477,38 +484,21 @@ async def leave_seat(db: AsyncSession, table: CasinoTable, caller: Caller, seat:
 
 
 async def _raw_bets(db: AsyncSession, table_id: int) -> list[RawBet]:
-    """The table's bets as the engine takes them: every holder's bets in seat and placing order first
-    (the first bettor named on a box is its holder), then the back-bets. From the snapshot of the
-    version the change starts at when there is one (`state_before`), else from the database."""
+    """The table's bets as the engine takes them (`_engine_order`), from the snapshot of the version the
+    change starts at when there is one (`state_before`), else from the database."""
     before = state_before(db)
     if before is not None:
         return _engine_order(before.bets, before.holders)
-    rows = await db.execute(
-        select(Bet.seat, User.name, Bet.spot, Bet.amount, Seat.user_id == Bet.user_id)
-        .join(User, User.id == Bet.user_id)
-        .join(Seat, (Seat.table_id == Bet.table_id) & (Seat.seat == Bet.seat), isouter=True)
-        .where(Bet.table_id == table_id)
-        .order_by(Bet.id)
-    )
-    bets = [(seat, name, spot, amount, bool(own)) for seat, name, spot, amount, own in rows.all()]
-    return _ordered(bets)
+    return _engine_order(await bets_in_order(db, table_id), dict(await seats_of(db, table_id)))
 
 
 def _engine_order(bets: Sequence[tuple[int, str, str, int]], holders: dict[int, str]) -> list[RawBet]:
-    """`_raw_bets` of a snapshot's bets (placing order) and holders."""
-    return _ordered([(*bet, holders.get(bet[0]) == bet[1]) for bet in bets])
-
-
-def _ordered(bets: Sequence[tuple[int, str, str, int, bool]]) -> list[RawBet]:
-    """Bets in placing order, each with whether its bettor holds the box → the engine's order."""
-    own = [
-        (seat, i, RawBet(seat, name, spot, amount))
-        for i, (seat, name, spot, amount, mine) in enumerate(bets)
-        if mine
-    ]
-    own.sort(key=lambda t: (t[0], t[1]))
-    backs = [RawBet(seat, name, spot, amount) for seat, name, spot, amount, mine in bets if not mine]
-    return [raw for _, _, raw in own] + backs
+    """Bets (seat, player, spot, amount) in placing order → the engine's order: every holder's bets in
+    seat and placing order first (the first bettor named on a box is its holder), then the back-bets."""
+    mine = [holders.get(seat) == player for seat, player, _, _ in bets]
+    own = sorted((i for i in range(len(bets)) if mine[i]), key=lambda i: (bets[i][0], i))
+    backs = [i for i in range(len(bets)) if not mine[i]]
+    return [RawBet(*bets[i]) for i in own + backs]
 
 
 def state_before(db: AsyncSession) -> Snapshot | None:
@@ -542,10 +532,10 @@ async def place_bet(
     before = state_before(db)
     if before is not None:
         held = sorted(before.holders.items())
-        placed_before = list(before.bets)
+        placed_before = before.bets
     else:
         held = await seats_of(db, table.id)
-        placed_before = list(await _bets_in_order(db, table.id))
+        placed_before = await bets_in_order(db, table.id)
     holder = dict(held).get(number)
     if holder is None:
         raise Conflict(f"seat {number} is free: take it first", key="err.api.seat_free", seat=number)
@@ -584,15 +574,16 @@ async def place_bet(
     return {"bet": bet_id, "seat": number, "spot": spot, "amount": amount, "status": "placed"}
 
 
-async def _bets_in_order(db: AsyncSession, table_id: int) -> list[tuple[int, str, str, int]]:
-    """The table's bets, (seat, player, spot, amount) in placing order, from the database."""
+async def bets_in_order(db: AsyncSession, table_id: int) -> tuple[tuple[int, str, str, int], ...]:
+    """The table's bets for the next round, (seat, player, spot, amount) in placing order, from the
+    database (what a state snapshot keeps as its `bets`)."""
     rows = await db.execute(
         select(Bet.seat, User.name, Bet.spot, Bet.amount)
         .join(User, User.id == Bet.user_id)
         .where(Bet.table_id == table_id)
         .order_by(Bet.id)
     )
-    return [(seat, name, spot, amount) for seat, name, spot, amount in rows.all()]
+    return tuple((seat, name, spot, amount) for seat, name, spot, amount in rows.all())
 
 
 def bets_by_seat(bets: Iterable[tuple[int, object, object, object]]) -> dict[int, list[dict[str, Any]]]:
