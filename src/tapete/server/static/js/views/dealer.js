@@ -241,7 +241,9 @@ export async function mount(root, args) {
         const next = await api.post(`/api/tables/${tableId}/cards`, { card: name }, { idem: true });
         messages.card = "";
         entered.push(name);
-        input.value = "";
+        // the field as it is now: a push that landed while the card was being sent drew a new one,
+        // with the card still in it (Enter again would have posted it a second time)
+        $("#card-input", root).value = "";
         link.offer(next);
       } catch (err) {
         messages.card = err.message;
