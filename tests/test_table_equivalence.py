@@ -289,27 +289,35 @@ def test_known_lists_give_the_same_answer_old_and_new(
         assert new[0] == "refused" and (new[4], new[3]) == (key, at)
 
 
-def test_check_last_refuses_what_concerns_the_last_bet_alone() -> None:
-    """A bet placed on its own at the server (table.check_last): refused for its own seat, spot, amount,
-    maximum or combination, even when an earlier bet of the list waits for the whole-list checks."""
+def test_check_entry_refuses_what_concerns_that_bet_alone() -> None:
+    """A bet placed on its own at the server (table.check_entry): refused for its own seat, spot, amount,
+    limits on its bettor's total or combination, judged where it stands in the list; what needs the
+    whole list (main and required bets, every box taken) waits for the deal."""
     from tapete.errors import BadBet
     from tapete.games import round_class
     from tapete.rules import load_rules
-    from tapete.table import RawBet, check_last
+    from tapete.table import RawBet, check_entry
 
     spec = round_class("punto_y_banca").bet_spec(load_rules("punto_y_banca", {}))
-    early = [RawBet(1, "ana", "punto", 50)]  # below the minimum: the whole list's business
-    check_last([*early, RawBet(1, "ana", "punto", 50)], spec)  # 100 in all: the minimum reached
+    early = [RawBet(1, "ana", "punto", 100)]
+    check_entry([*early, RawBet(1, "ana", "punto", 50)], 1, spec)  # 150 in all
+    check_entry([RawBet(1, "ana", "punto", 50), *early], 1, spec)  # the earlier 50 is the list's business
     for bad, key in (
         (RawBet(1, "ana", "banca", 500), "err.bet.exclusive"),
         (RawBet(1, "ana", "punto", 10**6), "err.bet.above_max"),
+        (RawBet(1, "ana", "empate", 99), "err.bet.below_min"),
+        (RawBet(1, "luis", "banca", 500), "err.bet.back_same_side"),
         (RawBet(9, "ana", "punto", 500), "err.bet.seat"),
         (RawBet(1, "ana", "dragon", 500), "err.bet.spot"),
         (RawBet(1, "ana", "punto", 1.5), "err.bet.amount_whole"),
     ):
         try:
-            check_last([*early, bad], spec)
+            check_entry([*early, bad], 1, spec)
         except BadBet as exc:
             assert exc.at == 1 and (exc.key == key or key == "err.bet.amount_whole"), (bad, exc.key)
         else:
             raise AssertionError(f"{bad} was not refused")
+    # a back-bet on a box whose holder has not bet yet: his side is not known until the deal
+    check_entry([RawBet(1, "ana", "empate", 100), RawBet(2, "bo", "banca", 500)], 1, spec)
+    # the bet judged is the one at `at`, wherever it stands: a holder's bet before a back-bet on his box
+    check_entry([RawBet(1, "ana", "punto", 500), RawBet(1, "luis", "punto", 500)], 0, spec)

@@ -181,17 +181,25 @@ def _each_entry(
     return boxes, problems, first_back
 
 
-def check_last(bets: Sequence[RawBet], spec: BetSpec) -> None:
-    """BadBet when the last of `bets` is refused by a check that concerns it alone (as `place_bets` would
-    judge it in this list: seat, spot, amount, back-betting, a second zone, the maxima, Punto with Banca);
-    what needs the whole list (minimums, main and required bets, every box taken) is for `place_bets`.
-    What a table checks when one bet is placed; the whole table is checked when the bets close."""
+def check_entry(bets: Sequence[RawBet], at: int, spec: BetSpec) -> None:
+    """BadBet when entry `at` of `bets` (the engine's order) is refused by a check that concerns that bet
+    (as `place_bets` would judge it in this list: seat, spot, amount, back-betting, a second zone, the
+    limits on its bettor's total on its spot, Punto with Banca, a back-bet off the holder's side once he
+    has bet). What a table checks when one bet is placed (server.md: its spot, the limits, the funds);
+    what needs the whole list (main and required bets, every box taken) is for `place_bets` when the
+    bets close."""
     plan = _PLANS.get(id(spec)) or memo(_PLANS, spec, lambda: _plan(spec))
-    last = len(bets) - 1
-    _, problems, _ = _each_entry(bets, spec, plan)
-    mine = [m for at, m in problems if at == last]
+    boxes, problems, _ = _each_entry(bets, spec, plan)
+    mine = [m for i, m in problems if i == at]
+    if not mine:
+        seat, player, spot = bets[at].seat, bets[at].player, bets[at].spot
+        assert isinstance(seat, int) and isinstance(player, str) and isinstance(spot, str)
+        box = boxes[seat]
+        mine = _limit_refusals(player, spot, box.stakes[player][spot], plan)
+        if player != box.holder and spec.back_same_spots and box.stakes.get(box.holder):
+            mine += _off_the_holders_side(box, player, spot)
     if mine:
-        raise BadBet(mine[0], at=last, key=mine[0].key, **mine[0].params)
+        raise BadBet(mine[0], at=at, key=mine[0].key, **mine[0].params)
 
 
 # ---------------------------------------------------------------------------------------- one entry
@@ -302,23 +310,10 @@ def _stakes_off_limits(boxes: Iterable[Box], spec: BetSpec, plan: _Plan) -> Iter
     holder's main bet (rules.md §0); at the entry that first named that spot."""
     for box in boxes:
         for (player, spot), at in box.first_index.items():
-            amount = box.stakes[player][spot]
-            fixed = plan.fixed[spot]
-            if fixed is not None and amount != fixed:
-                yield at, _not_fixed(spot, fixed, player, amount)
-            lo = plan.lo[spot]
-            if amount < lo:
-                yield (
-                    at,
-                    Msg(
-                        f"{player}'s {spot} of {amount} is below the minimum {lo}",
-                        "err.bet.below_min",
-                        player=player,
-                        spot=spot,
-                        amount=amount,
-                        limit=lo,
-                    ),
-                )
+            amount, fixed = box.stakes[player][spot], plan.fixed[spot]
+            if amount < plan.lo[spot] or (fixed is not None and amount != fixed):  # the rare case
+                for message in _limit_refusals(player, spot, amount, plan):
+                    yield at, message
             if spot in spec.side_spots and not box.stake(box.holder, spec.main_spot):
                 yield (
                     at,
@@ -330,6 +325,28 @@ def _stakes_off_limits(boxes: Iterable[Box], spec: BetSpec, plan: _Plan) -> Iter
                         main=spec.main_spot,
                     ),
                 )
+
+
+def _limit_refusals(player: str, spot: str, amount: int, plan: _Plan) -> list[Msg]:
+    """Why `player`'s total `amount` on `spot` is off the spot's limits below: not its fixed amount, under
+    its minimum (the maxima are judged entry by entry, as the total grows)."""
+    refusals = []
+    fixed = plan.fixed[spot]
+    if fixed is not None and amount != fixed:
+        refusals.append(_not_fixed(spot, fixed, player, amount))
+    lo = plan.lo[spot]
+    if amount < lo:
+        refusals.append(
+            Msg(
+                f"{player}'s {spot} of {amount} is below the minimum {lo}",
+                "err.bet.below_min",
+                player=player,
+                spot=spot,
+                amount=amount,
+                limit=lo,
+            )
+        )
+    return refusals
 
 
 def _required_missing(boxes: Iterable[Box], spec: BetSpec, plan: _Plan) -> Iterator[_Problem]:
@@ -355,19 +372,25 @@ def _back_bets_off_the_holders_side(boxes: Iterable[Box], spec: BetSpec, plan: _
     for box in boxes:
         for player in box.back_bettors:
             for spot in box.stakes[player]:
-                if not box.stake(box.holder, spot):
-                    yield (
-                        box.first_index[(player, spot)],
-                        Msg(
-                            f"back-bettor {player} may join seat {box.seat} only on its holder "
-                            f"{box.holder}'s own side; {box.holder} has no {spot} bet",
-                            "err.bet.back_same_side",
-                            player=player,
-                            seat=box.seat,
-                            holder=box.holder,
-                            spot=spot,
-                        ),
-                    )
+                for message in _off_the_holders_side(box, player, spot):
+                    yield box.first_index[(player, spot)], message
+
+
+def _off_the_holders_side(box: Box, player: str, spot: str) -> list[Msg]:
+    """PyB Art.7a: why back-bettor `player` may not join `box` on `spot` (its holder has no bet there)."""
+    if box.stake(box.holder, spot):
+        return []
+    return [
+        Msg(
+            f"back-bettor {player} may join seat {box.seat} only on its holder "
+            f"{box.holder}'s own side; {box.holder} has no {spot} bet",
+            "err.bet.back_same_side",
+            player=player,
+            seat=box.seat,
+            holder=box.holder,
+            spot=spot,
+        )
+    ]
 
 
 def _holder_without_main(boxes: Iterable[Box], spec: BetSpec, plan: _Plan) -> Iterator[_Problem]:

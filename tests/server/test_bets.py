@@ -116,15 +116,14 @@ def test_a_back_bet_on_a_table_no_longer_full_is_refused_at_the_deal(api: Api, s
     [
         ("showdown_poker", [("bet", 1000)], "err.bet.required"),
         ("majestic_21", [("over_13", 500)], "err.bet.side_needs_main"),
-        ("blackjack", [("main", 50)], "err.bet.below_min"),
     ],
 )
 def test_a_deal_is_refused_with_bad_bet_when_the_tables_bets_do_not_stand_together(
     api: Api, sql: sa.Engine, game: str, bets: list[tuple[str, int]], key: str
 ) -> None:
-    """Showdown without its pot bet, a side bet without its main bet, a stake under the minimum: each
-    is accepted as it is placed (a later bet may complete it) and judged when the bets close: the deal
-    is bad_bet, nothing moves, the bets wait as they were."""
+    """Showdown without its pot bet, a side bet without its main bet: each is accepted as it is placed
+    (a later bet of the box may complete it) and judged when the bets close: the deal is bad_bet,
+    nothing moves, the bets wait as they were."""
     api.user("ana", "player", chips=10_000)
     table = api.table(game, turn_seconds=None)
     api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
@@ -136,6 +135,55 @@ def test_a_deal_is_refused_with_bad_bet_when_the_tables_bets_do_not_stand_togeth
     assert not changed(before, snapshot(sql))
     assert api.state("ana", table) == state
     assert api.balance("ana") == 10_000
+
+
+def test_a_bet_under_the_tables_minimum_is_refused_when_placed(api: Api, sql: sa.Engine) -> None:
+    """server.md: what concerns one bet, the limits among it, is checked when it is placed. A bet whose
+    bettor's total on its spot stays under the minimum (Black Jack's main, Punto y Banca's Empate) is
+    bad_bet at once and changes nothing; a bet that brings the total up to it is placed."""
+    api.user("ana", "player", chips=10_000)
+    bj = api.table("blackjack", turn_seconds=None, table_min=100)
+    pyb = api.table("punto_y_banca", turn_seconds=None)
+    for t in (bj, pyb):
+        api.ok("ana", "POST", f"/api/tables/{t}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{pyb}/bets", json={"seat": 1, "spot": "punto", "amount": 1000})
+    for t, spot in ((bj, "main"), (pyb, "empate")):
+        before = snapshot(sql)
+        body = {"seat": 1, "spot": spot, "amount": 99}
+        error = refused(api.as_("ana", "POST", f"/api/tables/{t}/bets", json=body), 422, "bad_bet")
+        assert error["key"] == "err.bet.below_min" and error["params"]["limit"] == 100
+        assert not changed(before, snapshot(sql))
+    api.ok("ana", "POST", f"/api/tables/{bj}/bets", json={"seat": 1, "spot": "main", "amount": 100})
+    api.ok("ana", "POST", f"/api/tables/{bj}/bets", json={"seat": 1, "spot": "main", "amount": 1})  # 101
+    api.ok("admin", "POST", f"/api/tables/{bj}/deal")
+    stakes = [
+        e for e in api.ok("admin", "GET", f"/api/tables/{bj}/rounds/1")["events"] if e["type"] == "stake"
+    ]
+    assert [(e["player"], e["amount"]) for e in stakes] == [("ana", 101)]
+
+
+def test_a_back_bet_off_the_holders_side_is_refused_when_asked(api: Api, sql: sa.Engine) -> None:
+    """PyB Art.7a: a back-bettor joins the holder's side. Once the holder has bet Punto, a request for
+    Banca (or Empate, which he has not bet) is bad_bet at once and nothing is asked of him; Punto waits
+    for his answer."""
+    players = [f"p{seat}" for seat in range(1, 8)]
+    for name in (*players, "luis"):
+        api.user(name, "player", chips=100_000)
+    table = api.table("punto_y_banca", turn_seconds=None)
+    for seat, name in enumerate(players, start=1):
+        api.ok(name, "POST", f"/api/tables/{table}/seats", json={"seat": seat})
+        api.ok(
+            name, "POST", f"/api/tables/{table}/bets", json={"seat": seat, "spot": "punto", "amount": 1000}
+        )
+    for spot in ("banca", "empate"):
+        before = snapshot(sql)
+        body = {"seat": 3, "spot": spot, "amount": 500}
+        error = refused(api.as_("luis", "POST", f"/api/tables/{table}/bets", json=body), 422, "bad_bet")
+        assert error["key"] == "err.bet.back_same_side" and error["params"]["holder"] == "p3"
+        assert not changed(before, snapshot(sql))
+    assert api.state("p3", table)["requests"] == []
+    r = api.as_("luis", "POST", f"/api/tables/{table}/bets", json={"seat": 3, "spot": "punto", "amount": 500})
+    assert r.status_code == 202 and r.json()["status"] == "waiting"
 
 
 def test_a_bet_the_free_chips_cannot_cover_is_refused_at_once(api: Api, sql: sa.Engine) -> None:

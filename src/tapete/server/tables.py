@@ -44,7 +44,7 @@ from tapete.server.models import (
 )
 from tapete.session import make_shoe
 from tapete.shoe import SecureRandom, Shoe, open_shoe, seal_shoe
-from tapete.table import RawBet, check_last, place_bets
+from tapete.table import RawBet, check_entry, place_bets
 
 if TYPE_CHECKING:
     from tapete.server.state import Snapshot
@@ -492,13 +492,18 @@ async def _raw_bets(db: AsyncSession, table_id: int) -> list[RawBet]:
     return _engine_order(await bets_in_order(db, table_id), dict(await seats_of(db, table_id)))
 
 
-def _engine_order(bets: Sequence[tuple[int, str, str, int]], holders: dict[int, str]) -> list[RawBet]:
-    """Bets (seat, player, spot, amount) in placing order → the engine's order: every holder's bets in
-    seat and placing order first (the first bettor named on a box is its holder), then the back-bets."""
-    mine = [holders.get(seat) == player for seat, player, _, _ in bets]
+def _engine_order(bets: Sequence[tuple[Any, ...]], holders: dict[int, str]) -> list[RawBet]:
+    """Bets (seat, player, spot, amount) in placing order → the engine's order (`_engine_indexes`)."""
+    return [RawBet(*bets[i]) for i in _engine_indexes(bets, holders)]
+
+
+def _engine_indexes(bets: Sequence[tuple[Any, ...]], holders: dict[int, str]) -> list[int]:
+    """The placing indexes of `bets` in the engine's order: every holder's bets in seat and placing order
+    first (the first bettor named on a box is its holder), then the back-bets."""
+    mine = [holders.get(seat) == player for seat, player, *_ in bets]
     own = sorted((i for i in range(len(bets)) if mine[i]), key=lambda i: (bets[i][0], i))
     backs = [i for i in range(len(bets)) if not mine[i]]
-    return [RawBet(*bets[i]) for i in own + backs]
+    return own + backs
 
 
 def state_before(db: AsyncSession) -> Snapshot | None:
@@ -509,10 +514,11 @@ def state_before(db: AsyncSession) -> Snapshot | None:
     return found
 
 
-def _check_one(rt: TableRuntime, others: list[RawBet], new: RawBet) -> None:
-    """The refusals that concern one bet (its seat, spot, amount, the table's maximum, what it may not be
-    combined with), judged beside the table's other bets; the whole list's are for the deal."""
-    check_last([*others, new], rt.cls.bet_spec(rt.rules))
+def _check_one(rt: TableRuntime, bets: list[RawBet], at: int) -> None:
+    """The refusals that concern bet `at` of the table's bets in the engine's order (its seat, spot,
+    amount, the table's limits on its bettor's total, what it may not be combined with); the whole
+    list's are for the deal."""
+    check_entry(bets, at, rt.cls.bet_spec(rt.rules))
 
 
 async def place_bet(
@@ -539,12 +545,13 @@ async def place_bet(
     holder = dict(held).get(number)
     if holder is None:
         raise Conflict(f"seat {number} is free: take it first", key="err.api.seat_free", seat=number)
-    new = RawBet(number, caller.name, spot, amount)
-    existing = _engine_order(placed_before, dict(held))
+    placed = (*placed_before, (number, caller.name, spot, amount))  # the table's bets with this one
+    order = _engine_indexes(placed, dict(held))
+    bets, at = [RawBet(*placed[i]) for i in order], order.index(len(placed) - 1)
     if holder == caller.name:
-        _check_one(rt, existing, new)
+        _check_one(rt, bets, at)
     else:
-        _check_back_bet(rt, held, existing, new)
+        _check_back_bet(rt, held, bets, at)
     assert isinstance(amount, int) and isinstance(spot, str)
     balance, free = await ledger.available(db, ledger.Player(caller.user_id, caller.name), lock=True)
     if amount > free:
@@ -569,8 +576,8 @@ async def place_bet(
             .returning(BETS.c.id)
         )
     ).scalar_one()
-    bets = (*placed_before, (number, caller.name, spot, amount))  # the table's bets now, placing order
-    hint_snapshot(db, bets=bets, balances={caller.name: (balance, free - amount)})
+    bets_now = (*placed_before, (number, caller.name, spot, amount))  # placing order, as checked
+    hint_snapshot(db, bets=bets_now, balances={caller.name: (balance, free - amount)})
     return {"bet": bet_id, "seat": number, "spot": spot, "amount": amount, "status": "placed"}
 
 
@@ -619,12 +626,11 @@ def hint_void(db: AsyncSession, void: dict[str, str] | None) -> None:
     db.sync_session.info.setdefault("snapshot_hint", {})["void"] = void
 
 
-def _check_back_bet(
-    rt: TableRuntime, held: list[tuple[int, str]], existing: list[RawBet], new: RawBet
-) -> None:
-    """A back-bet is allowed only where the regulation allows it (BJ Art.7, PyB Art.7a, M21 Art.1n):
-    every box taken, the operator allowing it, the holder's own spots (Punto y Banca: his side)."""
-    spec = rt.cls.bet_spec(rt.rules)
+def _check_back_bet(rt: TableRuntime, held: list[tuple[int, str]], bets: list[RawBet], at: int) -> None:
+    """A back-bet (entry `at` of the table's bets) is allowed only where the regulation allows it (BJ
+    Art.7, PyB Art.7a, M21 Art.1n): every box taken, the operator allowing it, the holder's own spots
+    (Punto y Banca: his side, once he has bet)."""
+    spec, new = rt.cls.bet_spec(rt.rules), bets[at]
     if not spec.back_spots:
         raise BadBet(
             f"{new.player} cannot join seat {new.seat}: this game has no back-betting",
@@ -654,7 +660,7 @@ def _check_back_bet(
             spots=spec.back_spots,
             spot=new.spot,
         )
-    _check_one(rt, existing, new)
+    _check_one(rt, bets, at)
 
 
 async def answer_request(
@@ -681,8 +687,8 @@ async def answer_request(
     requester = await db.get(User, request.user_id)
     assert requester is not None
     new = RawBet(request.seat, requester.name, request.spot, request.amount)
-    existing = await _raw_bets(db, table.id)
-    _check_back_bet(rt, await seats_of(db, table.id), existing, new)
+    bets = [*await _raw_bets(db, table.id), new]  # a back-bet comes after every bet before it
+    _check_back_bet(rt, await seats_of(db, table.id), bets, len(bets) - 1)
     request.status = "accepted"
     await db.flush()
     balance, free = await ledger.available(db, requester, lock=True)
