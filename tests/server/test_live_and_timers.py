@@ -153,6 +153,39 @@ def test_the_betting_timer_deals_at_a_virtual_table(api: Api) -> None:
     assert [r["status"] for r in rounds] == ["finished"]
 
 
+def test_the_betting_timer_returns_the_bets_it_cannot_deal_and_deals_the_rest(api: Api) -> None:
+    """A virtual table has no dealer to see to a refused deal: beto's Showdown bet without its pot bet
+    (judged when the bets close) is returned when the betting timer deals, logged as a significant
+    event, and ana's round is dealt; a table whose only bets cannot be dealt returns them and waits for
+    new ones, its timer stopped (it refused the deal again and again before, and never dealt)."""
+    for name in ("ana", "beto"):
+        api.user(name, "player", chips=10_000)
+    table = api.table("showdown_poker", "virtual", betting_seconds=0.3, turn_seconds=None)
+    for seat, who in ((1, "ana"), (2, "beto")):
+        api.ok(who, "POST", f"/api/tables/{table}/seats", json={"seat": seat})
+        api.ok(who, "POST", f"/api/tables/{table}/bets", json={"seat": seat, "spot": "bet", "amount": 500})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "pot", "amount": 100})
+    state = _wait(api, table, "beto", lambda s: s["phase"] == "playing")
+    assert state["me"] == {"name": "beto", "balance": 10_000, "available": 10_000}
+    recall = api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")
+    stakes = {(e["player"], e["spot"]) for e in recall["events"] if e["type"] == "stake"}
+    assert stakes == {("ana", "bet"), ("ana", "pot")}
+    events = api.ok("admin", "GET", "/api/events")["events"]
+    returned = [e for e in events if e["kind"] == "bets_returned"]
+    assert len(returned) == 1 and returned[0]["table"] == table
+    assert returned[0]["details"]["player"] == "beto" and returned[0]["details"]["code"] == "bad_bet"
+    assert returned[0]["details"]["bets"] == [{"seat": 2, "spot": "bet", "amount": 500}]
+
+    alone = api.table("showdown_poker", "virtual", betting_seconds=0.3, turn_seconds=None)
+    api.ok("beto", "POST", f"/api/tables/{alone}/seats", json={"seat": 1})
+    api.ok("beto", "POST", f"/api/tables/{alone}/bets", json={"seat": 1, "spot": "bet", "amount": 500})
+    state = _wait(api, alone, "beto", lambda s: s["seats"][0]["bets"] == [])
+    assert state["phase"] == "betting" and state["deadline"] is None and state["round"] is None
+    time.sleep(0.5)
+    assert api.state("beto", alone)["seq"] == state["seq"]  # nothing more happens at it
+    assert api.ok("admin", "GET", f"/api/tables/{alone}/rounds")["rounds"] == []
+
+
 def test_a_player_recalls_his_own_last_rounds_without_what_he_could_not_see(api: Api) -> None:
     api.user("dora", "dealer")
     api.user("ana", "player", chips=10_000)

@@ -1217,11 +1217,51 @@ async def timer_step(db: AsyncSession, table: CasinoTable, rt: TableRuntime, key
     if kind == "turn" and table.in_round and rt.round is not None and isinstance(rt.round.pending, Decision):
         return await _take(db, table, rt, "timer", rt.round.default_action(), key)
     if kind == "betting" and not table.in_round:
+        return await _timed_deal(db, table, rt, key)
+    return StepResult()
+
+
+async def _timed_deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, key: bytes) -> StepResult:
+    """The betting timer's deal at a virtual table. A bettor whose bets on a box cannot be dealt as the
+    bets close (a Showdown bet without its pot bet, a side bet without its main bet, a back-bet off its
+    holder's side or on a box no longer full) has them returned, each return a significant event, and
+    the rest are dealt; with no bet left there is no round. (No dealer stands at a virtual table: a
+    refused timed deal left the table waiting for good.)"""
+    while True:
         try:
             return await deal(db, table, rt, "timer", key)
-        except (BadBet, InsufficientFunds, Conflict):
-            return StepResult()  # the bets could not be dealt: the dealer sees to it
-    return StepResult()
+        except (BadBet, InsufficientFunds) as exc:
+            raws = await _raw_bets(db, table.id)
+            if isinstance(exc, BadBet):
+                if exc.at is None or not raws:
+                    return StepResult()  # no bets at all: nothing to deal, no timer runs
+                seat, player = raws[exc.at].seat, raws[exc.at].player
+            else:
+                seat, player = None, exc.params["player"]
+            returned = [b for b in raws if b.player == player and seat in (None, b.seat)]
+            user_id = await db.scalar(select(User.id).where(User.name == player))
+            condition = [Bet.table_id == table.id, Bet.user_id == user_id]
+            await db.execute(delete(Bet).where(*condition, *([Bet.seat == seat] if seat is not None else [])))
+            db.sync_session.info.pop("state_before", None)  # the bets moved: `_raw_bets` reads them anew
+            balance, free = await ledger.available(db, ledger.Player(cast(int, user_id), str(player)))
+            hint_snapshot(db, balances={str(player): (balance, free)})
+            db.add(
+                SignificantEvent(
+                    kind="bets_returned",
+                    actor="timer",
+                    table_id=table.id,
+                    details={
+                        "player": player,
+                        "bets": [{"seat": b.seat, "spot": b.spot, "amount": b.amount} for b in returned],
+                        "code": exc.code,
+                        "key": exc.key,
+                        "reason": str(exc),
+                    },
+                )
+            )
+            if len(returned) == len(raws):
+                hint_snapshot(db, bets=())
+                return StepResult()
 
 
 async def set_deadline(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> None:
