@@ -194,6 +194,52 @@ def test_repeated_failed_logins_are_locked_out_for_a_while(database_url: str, tm
         api.login("ana", "password-123")
 
 
+@pytest.mark.usefixtures("fast_hashing")
+def test_failed_logins_lock_out_the_name_and_an_address_only_when_the_operator_says(
+    database_url: str, tmp_path: Path
+) -> None:
+    """Behind a balancer every client has the balancer's address: wrong passwords for many names from
+    one address lock out those names, not the others (beto logs in after ana's and five strangers'
+    failures). With `lockout_address_failures` set, the address is locked out too (eva, after four
+    strangers' failures); the setting off again, the address's failures lock out no one else."""
+    with serving(database_url, tmp_path, lockout_failures=3, lockout_address_failures=4) as api:
+        api.user("eva", "player")
+        for name in ("y1", "y2", "y3", "y4"):
+            r = api.client.post("/api/login", json={"username": name, "password": "wrong-password"})
+            refused(r, 401, "unauthorized")
+        r = api.client.post("/api/login", json={"username": "eva", "password": "password-123"})
+        assert refused(r, 429, "rate_limited")["key"] == "err.api.locked_out"
+    with serving(database_url, tmp_path, lockout_failures=3) as api:
+        for name in ("ana", "beto"):
+            api.user(name, "player")
+        for name in ("ana", "ana", "ana", "x1", "x2", "x3", "x4", "x5"):
+            r = api.client.post("/api/login", json={"username": name, "password": "wrong-password"})
+            refused(r, 401, "unauthorized")
+        r = api.client.post("/api/login", json={"username": "ana", "password": "password-123"})
+        assert refused(r, 429, "rate_limited")["key"] == "err.api.locked_out"
+        api.login("beto", "password-123")
+
+
+def test_the_administrators_password_from_the_environment_is_taken_as_it_is(
+    database_url: str, tmp_path: Path
+) -> None:
+    """TAPETE_ADMIN_PASSWORD is the operator's: a short one is taken (start-up warns), not a crash that
+    left a casino without its administrator."""
+    from tapete.server.api import create_app
+    from tapete.server.app import prepare
+    from tests.server.conftest import settings_for
+
+    said: list[str] = []
+    settings = settings_for(database_url, tmp_path)
+    settings.admin_password = "admin"
+    from starlette.testclient import TestClient
+
+    with TestClient(create_app(prepare(settings, say=said.append))) as client:
+        r = client.post("/api/login", json={"username": "admin", "password": "admin"})
+        assert r.status_code == 200 and r.json()["user"] == {"name": "admin", "role": "admin"}
+    assert any("shorter than 8" in line for line in said), said
+
+
 def test_the_session_times_come_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """TAPETE_SESSION_IDLE_MINUTES and TAPETE_SESSION_TRUST_SECONDS (0: every request asks the
     database); a value that is not a number of 0 or more is refused by name at start."""
@@ -203,8 +249,10 @@ def test_the_session_times_come_from_the_environment(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("TAPETE_HOME", str(tmp_path))
     monkeypatch.setenv("TAPETE_SESSION_IDLE_MINUTES", "30")
     monkeypatch.setenv("TAPETE_SESSION_TRUST_SECONDS", "0")
+    monkeypatch.setenv("TAPETE_LOCKOUT_ADDRESS_FAILURES", "20")
     settings = build_settings()
     assert (settings.session_idle_minutes, settings.session_trust_seconds) == (30.0, 0.0)
+    assert settings.lockout_address_failures == 20
     for bad in ("soon", "-1", "nan"):
         monkeypatch.setenv("TAPETE_SESSION_TRUST_SECONDS", bad)
         with pytest.raises(ConfigError, match="TAPETE_SESSION_TRUST_SECONDS"):

@@ -84,10 +84,14 @@ def check_new_password(password: object) -> str:
     return password
 
 
-async def create_user(db: AsyncSession, name: str, password: str, role: str, *, actor: str | None) -> User:
-    """A new user (Conflict when the name is taken; BadRequest for an unknown role)."""
+async def create_user(
+    db: AsyncSession, name: str, password: str, role: str, *, actor: str | None, policy: bool = True
+) -> User:
+    """A new user (Conflict when the name is taken; BadRequest for an unknown role). `policy=False` takes
+    a password the operator set himself (TAPETE_ADMIN_PASSWORD) as it is, however short."""
     check_name(name)
-    check_new_password(password)
+    if policy:
+        check_new_password(password)
     if role not in ROLES:
         raise BadRequest(
             f"unknown role {role!r}; roles: {', '.join(ROLES)}", key="err.api.role_name", role=role
@@ -105,24 +109,30 @@ async def create_user(db: AsyncSession, name: str, password: str, role: str, *, 
 async def login(
     db: AsyncSession, settings: Settings, name: object, password: object, address: str
 ) -> tuple[str, User, datetime | None]:
-    """A new session for `name`: (token, user, the previous login's time). Repeated failures within the
-    window lock the name (and the address) out for a while: RateLimited, even with the right password."""
+    """A new session for `name`: (token, user, the previous login's time). Repeated failures of the name
+    within the window lock it out for a while: RateLimited, even with the right password. An address is
+    locked out only where the operator sets `lockout_address_failures` (off by default: behind a balancer
+    or a proxy every client has its address, and a few wrong passwords would lock out everyone)."""
     if not isinstance(name, str) or not isinstance(password, str):
         raise BadRequest("login takes a username and a password", key="err.api.login_body")
     now = utcnow()
     since = now - timedelta(seconds=settings.lockout_window_seconds)
-    failures = await db.scalar(
-        select(func.count())
-        .select_from(LoginFailure)
-        .where(LoginFailure.at >= since, (LoginFailure.name == name) | (LoginFailure.address == address))
-    )
-    if (failures or 0) >= settings.lockout_failures:
-        last = await db.scalar(
-            select(func.max(LoginFailure.at)).where(
-                (LoginFailure.name == name) | (LoginFailure.address == address)
+    for who, limit in (
+        (LoginFailure.name == name, settings.lockout_failures),
+        (LoginFailure.address == address, settings.lockout_address_failures),
+    ):
+        if limit <= 0:
+            continue
+        failures, last = (
+            await db.execute(
+                select(func.count(), func.max(LoginFailure.at)).where(LoginFailure.at >= since, who)
             )
-        )
-        if last is not None and now - last < timedelta(seconds=settings.lockout_seconds):
+        ).one()
+        if (
+            (failures or 0) >= limit
+            and last is not None
+            and now - last < timedelta(seconds=settings.lockout_seconds)
+        ):
             raise RateLimited(
                 "too many failed logins: try again in a minute", key="err.api.locked_out", name=name
             )

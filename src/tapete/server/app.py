@@ -527,9 +527,11 @@ async def bootstrap(casino: Casino, say: Callable[[str], None]) -> None:
         if admin is not None:
             return
         password = settings.admin_password or secrets.token_urlsafe(12)
-        await create_user(db, "admin", password, "admin", actor="bootstrap")
+        await create_user(db, "admin", password, "admin", actor="bootstrap", policy=False)
         if settings.admin_password:
             say("administrator: admin (password from TAPETE_ADMIN_PASSWORD)")
+            if len(settings.admin_password) < 8:  # the operator's own choice: taken, but said
+                say("warning: TAPETE_ADMIN_PASSWORD is shorter than 8 characters; choose a longer one")
         else:
             say(f"administrator: admin  password: {password}   (shown once: keep it)")
         if settings.demo_table:

@@ -34,8 +34,11 @@ class Settings:
     #: most a tenth of the idle time); a logout or a user's change ends it at once in every process
     #: that hears the broker, and within this time in one that does not (docs/server.md)
     session_trust_seconds: float = 5.0
-    #: failed logins of one name (or one address) within `lockout_window_seconds` that lock it out
+    #: failed logins of one name within `lockout_window_seconds` that lock it out
     lockout_failures: int = 5
+    #: failed logins from one address (any names) that lock the address out; 0: off, as behind a
+    #: balancer or proxy every client shares its address (TAPETE_LOCKOUT_ADDRESS_FAILURES)
+    lockout_address_failures: int = 0
     lockout_window_seconds: float = 300.0
     lockout_seconds: float = 60.0
     admin_password: str | None = None

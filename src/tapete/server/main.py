@@ -17,6 +17,7 @@ ENV = {
     "admin_password": "TAPETE_ADMIN_PASSWORD",
     "session_idle_minutes": "TAPETE_SESSION_IDLE_MINUTES",
     "session_trust_seconds": "TAPETE_SESSION_TRUST_SECONDS",
+    "lockout_address_failures": "TAPETE_LOCKOUT_ADDRESS_FAILURES",
 }
 
 
@@ -47,6 +48,11 @@ def build_settings(database_url: str | None = None, broker_url: str | None = Non
             if not number >= 0:  # also refuses nan
                 raise ConfigError(f"{ENV[name]} must be a number of {unit}, 0 or more")
             setattr(settings, name, number)
+    value = os.environ.get(ENV["lockout_address_failures"])
+    if value:
+        if not value.isdigit():
+            raise ConfigError(f"{ENV['lockout_address_failures']} must be a whole number, 0 (off) or more")
+        settings.lockout_address_failures = int(value)
     return settings
 
 
