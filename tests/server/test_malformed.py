@@ -404,11 +404,20 @@ def test_every_malformed_or_refused_request_is_a_4xx_that_changes_nothing(api: A
 
 
 def test_a_message_without_a_language_is_spanish(api: Api) -> None:
-    """No Accept-Language, or one the server does not speak, is Spanish; English when English comes
-    anywhere in the list."""
+    """No Accept-Language, or one the server does not speak, is Spanish; English when English comes in
+    the list above Spanish by its quality (RFC 9110), and never when its quality is 0."""
     api.user("ana", "player")
     path = "/api/tables/999"
-    for header, lang in ((None, "es"), ("fr-FR", "es"), ("fr;q=1, en;q=0.5", "en"), ("EN-us", "en")):
+    for header, lang in (
+        (None, "es"),
+        ("fr-FR", "es"),
+        ("fr;q=1, en;q=0.5", "en"),
+        ("EN-us", "en"),
+        ("en;q=0.1, es;q=0.9", "es"),
+        ("en;q=0", "es"),
+        ("es;q=0.5, en", "en"),
+        ("*", "es"),
+    ):
         headers = {"Accept-Language": header} if header else {}
         error = error_of(api.as_("ana", "GET", path, headers=headers))
         assert said_in(error["message"], "err.api.no_table", lang), (header, error["message"])

@@ -79,12 +79,24 @@ STATUS: dict[str, int] = {
 
 
 def language(accept: str | None) -> str:
-    """The caller's language from an Accept-Language header: the first of es/en it names, else Spanish."""
+    """The caller's language from an Accept-Language header (RFC 9110 §12.5.4): of the tags naming es or
+    en (a region aside), the one with the highest quality, the first on a tie; `q=0` means "not this
+    one"; none of them (or `*`): Spanish."""
+    best, best_q = DEFAULT_LANG, 0.0
     for part in (accept or "").split(","):
-        tag = part.split(";")[0].strip().lower()[:2]
-        if tag in LANGUAGES:
-            return tag
-    return DEFAULT_LANG
+        tag, *params = (p.strip() for p in part.split(";"))
+        q = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        lang = tag.lower().split("-")[0]
+        if lang in LANGUAGES and q > best_q:
+            best, best_q = lang, q
+    return best
 
 
 _TRANSLATORS = {lang: Translator(lang) for lang in LANGUAGES}
