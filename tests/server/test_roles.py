@@ -268,3 +268,18 @@ def test_a_forbidden_call_is_said_in_the_callers_language(api: Api, lang: str) -
     assert error["key"] == "err.api.role"
     english = "cannot do this" in error["message"]
     assert english == (lang == "en"), error["message"]
+
+
+def test_staff_are_refused_a_decision_whatever_the_phase(api: Api, sql: sa.Engine) -> None:
+    """A decision is the box's holder's: staff get 403 forbidden between rounds too (the phase's 409 came
+    first before), and nothing changes."""
+    w = build_world(api)
+    body = {"seat": 1, "action": "stand"}
+    for who in ("admin", "dora", "ivan", "cash"):
+        for table in (w["proc"], w["dec"]):
+            before = snapshot(sql)
+            r = api.as_(who, "POST", f"/api/tables/{table}/actions", json=body)
+            refused(r, 403, "forbidden")
+            assert not changed(before, snapshot(sql))
+    r = api.as_("luis", "POST", f"/api/tables/{w['proc']}/actions", json=body)
+    refused(r, 409, "conflict")  # a player between rounds: no round to decide in

@@ -949,17 +949,16 @@ async def act(
 ) -> StepResult:
     """A holder's decision on his box: verified by the engine, paid for from his wallet (double, split,
     insurance, increment: what `chips_for` says), then, at a virtual table, the cards it calls for."""
+    if caller.role != "player":  # whatever the phase: staff never decide for a box
+        raise Forbidden("only the box's holder decides for it", key="err.api.not_holder")
     rnd = _current(table, rt)
     action = rt.cls.parse_action(body)
     pending = rnd.pending
-    if caller.role != "player" or rt.holders.get(action.seat) != caller.name:
-        if caller.role == "player" and action.seat in rt.holders:
-            raise Forbidden(
-                f"seat {action.seat} is {rt.holders[action.seat]}'s box: only its holder decides",
-                key="err.api.not_holder",
-            )
-        if caller.role != "player":
-            raise Forbidden("only the box's holder decides for it", key="err.api.not_holder")
+    if rt.holders.get(action.seat) != caller.name and action.seat in rt.holders:
+        raise Forbidden(
+            f"seat {action.seat} is {rt.holders[action.seat]}'s box: only its holder decides",
+            key="err.api.not_holder",
+        )
     if not isinstance(pending, Decision):
         rnd.verify(action)  # raises: the round waits for a card
     cost = rnd.chips_for(action)
