@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from starlette.websockets import WebSocketDisconnect
+from starlette.testclient import WebSocketDenialResponse
 
 from tests.server.conftest import Api
 from tests.server.support import live_deal, play_out, refused, serving
@@ -235,12 +235,14 @@ def test_a_websocket_client_catches_up_from_the_version_it_last_saw(api: Api) ->
         caught = ws.receive_json()
         assert caught["seq"] > seen
         assert caught["state"]["seats"][0]["bets"] == [{"player": "ana", "spot": "main", "amount": 1000}]
-    with (
-        pytest.raises(WebSocketDisconnect) as closed,
-        api.client.websocket_connect(f"/ws/tables/{table}?token=nonsense") as ws,
-    ):
-        ws.receive_json()
-    assert closed.value.code == 4401
+    for path, status, code in (
+        (f"/ws/tables/{table}?token=nonsense", 401, "unauthorized"),
+        (f"/ws/tables/{table}", 401, "unauthorized"),
+        (f"/ws/tables/9999?token={token}", 404, "not_found"),
+    ):  # the handshake refused with server.md's status and error body
+        with pytest.raises(WebSocketDenialResponse) as denied, api.client.websocket_connect(path):
+            pass
+        refused(denied.value, status, code)
 
 
 @pytest.mark.parametrize("how", ["restart", "another process"])

@@ -43,3 +43,34 @@ def test_a_dropped_connection_comes_back_and_catches_up(site: Site, browser: Any
         assert not page.js_errors
     finally:
         proxy.close()
+
+
+def test_a_session_that_ended_takes_the_page_back_to_the_login(
+    site: Site, browser: Any, shots: Shots
+) -> None:
+    """The player's session ends (here: its token logged out elsewhere) while his table's connection is
+    down. The server refuses the WebSocket's handshake (401 with the error body); a browser sees only a
+    closed socket, so the page asks the table's state over HTTP, hears 401, and shows the login again
+    instead of reconnecting for ever."""
+    import httpx
+
+    site.user("ana", chips=50_000)
+    table = site.table("blackjack", name="Mesa 1 · Black Jack")
+    proxy = Proxy(site.server.port)
+    try:
+        page = new_page(browser, proxy.url)
+        log_in(page, "ana", site.passwords["ana"])
+        page.click(f"#open-table-{table}")
+        page.wait_for_selector("#take-1")
+        token = page.evaluate("sessionStorage.getItem('tapete.token')")
+        proxy.cut()
+        page.wait_for_selector("#connection:visible")
+        r = httpx.post(f"{site.url}/api/logout", headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 200
+        proxy.restore()
+        page.wait_for_selector("#login-name", timeout=30_000)
+        assert page.evaluate("sessionStorage.getItem('tapete.token')") is None
+        shots(page, "session-ended")
+        assert not page.js_errors
+    finally:
+        proxy.close()

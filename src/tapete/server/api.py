@@ -767,8 +767,14 @@ def router(casino: Casino) -> APIRouter:
         try:
             caller = await casino.caller(token)
             await casino.read(table_id, lambda db, t, rt: _noop())
-        except TapeteError as exc:
-            await websocket.close(code=4401 if exc.code == "unauthorized" else 4404)
+        except TapeteError as exc:  # the handshake refused with the status and error body of server.md
+            lang = language(websocket.headers.get("accept-language"))
+            if "websocket.http.response" in websocket.scope.get("extensions", {}):
+                await websocket.send_denial_response(
+                    FastJSON(error_body(exc, lang), status_code=status_of(exc))
+                )
+            else:  # a server without the denial extension: a close code in the 4000s instead
+                await websocket.close(code=4000 + status_of(exc))
             return
         await websocket.accept()
         box = casino.broker.subscribe(table_id)

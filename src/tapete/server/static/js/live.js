@@ -3,7 +3,7 @@
 // itself (0.5 s, 1 s, 2 s … up to 5 s) with `&since=N` and catches up from the newest state; a ping every
 // 15 s finds a connection that died silently. Pushes older than what the page shows are ignored.
 
-import { token } from "./api.js";
+import { get, token } from "./api.js";
 
 export class TableLink {
   /** onState(state) after every newer state; onStatus("open" | "lost" | "closed") when the link changes. */
@@ -39,7 +39,9 @@ export class TableLink {
     )}${since}`;
     const socket = new WebSocket(url);
     this.socket = socket;
+    let opened = false;
     socket.onopen = () => {
+      opened = true;
       this.delay = 500;
       this.setStatus("open");
       this.pingTimer = window.setInterval(() => this.ping(), 15000);
@@ -62,16 +64,34 @@ export class TableLink {
       if (this.socket !== socket) return;
       this.socket = null;
       if (this.closed) return;
-      if (event.code === 4401 || event.code === 4404) {
-        this.closed = true;
-        this.setStatus("closed");
-        this.onDenied(event.code);
+      if (event.code === 4401 || event.code === 4403 || event.code === 4404) {
+        this.deny(event.code);
         return;
       }
       this.setStatus("lost");
-      window.setTimeout(() => this.connect(), this.delay);
-      this.delay = Math.min(this.delay * 2, 5000);
+      if (opened) {
+        this.retry();
+        return;
+      }
+      // A refused handshake (401 without a valid token, 404 for no such table) reaches a browser as a
+      // bare close: the table's state over HTTP says whether to try again.
+      get(`/api/tables/${this.tableId}/state`).then(
+        () => this.retry(),
+        (err) => ([401, 403, 404].includes(err.status) ? this.deny(4000 + err.status) : this.retry()),
+      );
     };
+  }
+
+  retry() {
+    if (this.closed) return;
+    window.setTimeout(() => this.connect(), this.delay);
+    this.delay = Math.min(this.delay * 2, 5000);
+  }
+
+  deny(code) {
+    this.closed = true;
+    this.setStatus("closed");
+    this.onDenied(code);
   }
 
   ping() {
