@@ -40,3 +40,20 @@ def test_a_virtual_black_jack_round_through_the_api(api: Api) -> None:
     recall = api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")
     assert recall["status"] == "finished" and recall["ledger"]
     assert sum(e["amount"] for e in recall["ledger"]) == 0
+
+
+@pytest.mark.parametrize("game", ["blackjack", "punto_y_banca", "showdown_poker", "majestic_21"])
+def test_a_table_that_dealt_no_round_has_the_state_server_md_shows(api: Api, game: str) -> None:
+    """server.md's state from the first moment: `view` an object (no round, no cards, nothing pending),
+    for a player, a spectator's role and the inspector alike."""
+    api.user("ana", "player", chips=10_000)
+    api.user("ivan", "inspector")
+    table = api.table(game)
+    for who in ("ana", "ivan", "admin"):
+        state = api.state(who, table)
+        assert {"table", "phase", "round", "pending", "view", "seats"} <= set(state)
+        assert {"id", "game", "mode", "rules"} <= set(state["table"]) and state["table"]["game"] == game
+        assert (state["phase"], state["round"], state["pending"]) == ("betting", None, None)
+        view = state["view"]
+        assert isinstance(view, dict) and view["game"] == game and view["round"] is None
+        assert view["seats"] == [] and view["pending"] is None and not view["finished"]

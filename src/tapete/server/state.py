@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from tapete.games.base import Viewer
 from tapete.server import tables, words
 from tapete.server.accounts import Caller
 from tapete.server.models import Account, BackBetRequest, Bet, CasinoTable, RoundRow, User
@@ -201,6 +202,20 @@ async def _requests(db: AsyncSession, table: CasinoTable) -> list[dict[str, Any]
     ]
 
 
+def _no_round(snap: Snapshot, viewer: Viewer) -> dict[str, Any]:
+    """The view of a table that has dealt no round yet: the keys every game's view has (server.md shows
+    `view` as an object), with no round, no cards and nothing pending."""
+    return {
+        "game": snap.base["table"]["game"],
+        "round": None,
+        "viewer": str(viewer),
+        "seats": [],
+        "finished": False,
+        "voided": False,
+        "pending": None,
+    }
+
+
 def render(snap: Snapshot, rt: TableRuntime, caller: Caller, me: tuple[int, int] | None) -> dict[str, Any]:
     """server.md's state for `caller` from a snapshot whose version the runtime is still at (the caller
     holds the table's lock): the engine's view for him, the pending step as he may see it, the requests
@@ -210,7 +225,7 @@ def render(snap: Snapshot, rt: TableRuntime, caller: Caller, me: tuple[int, int]
     made = snap.views.get(key)
     if made is None:
         rnd = rt.round if snap.in_round else rt.last
-        view = rnd.view(viewer) if rnd is not None else None
+        view = rnd.view(viewer) if rnd is not None else _no_round(snap, viewer)
         deadline = snap.base["deadline"] if snap.base["deadline_kind"] == "turn" else None
         pending = tables.pending_of(rt, viewer, deadline) if snap.in_round else None
         made = snap.views[key] = (view, pending)

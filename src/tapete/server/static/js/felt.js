@@ -301,7 +301,7 @@ function sdFelt(ctx, state, view) {
 
 /** The felt of the table in `state` for `ctx` ({game, me, canBet, info, words}). */
 export function felt(ctx, state) {
-  const view = state.view;
+  const view = state.view && state.view.round != null ? state.view : null; // no round dealt yet: no cards
   if (BLACKJACKS.has(ctx.game)) return blackjackFelt(ctx, state, view);
   if (ctx.game === "punto_y_banca") return pybFelt(ctx, state, view);
   return sdFelt(ctx, state, view);
