@@ -34,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tapete.errors import BadRequest, TapeteError
-from tapete.server import accounts, inspector, ledger, state, tables, words
+from tapete.server import accounts, inspector, ledger, openapi, state, tables, words
 from tapete.server.accounts import Caller
 from tapete.server.app import Casino, Idem, Replay, health, lifespan_of
 from tapete.server.config import VERSION
@@ -232,6 +232,16 @@ def create_app(casino: Casino) -> FastAPI:
 
     app.include_router(router(casino))
     app.include_router(words.router(casino))
+    fastapi_document = app.openapi
+    shaped: list[dict[str, Any]] = []
+
+    def document() -> dict[str, Any]:
+        """FastAPI's OpenAPI document completed by `openapi.shape` (once per process)."""
+        if not shaped:
+            shaped.append(openapi.shape(fastapi_document()))
+        return shaped[0]
+
+    app.openapi = document  # type: ignore[method-assign]
     if STATIC.exists():
         from fastapi.staticfiles import StaticFiles
 
