@@ -58,6 +58,31 @@ def test_live_procedures_are_events_the_inspector_sees(api: Api) -> None:
     assert api.ok("admin", "GET", f"/api/tables/{table}/verify")["ok"]
 
 
+def test_a_rounds_recall_shows_the_procedures_of_its_own_time(api: Api) -> None:
+    """A round's procedures are those since the round before it ended (the shoe's preparation) and those
+    during it (a cut card signalled); the procedures after it prepare the next round and are recalled
+    with that one, not with both."""
+    table = _live_round(api)
+    api.ok("dora", "POST", f"/api/tables/{table}/procedures", json={"type": "new_pack"})
+    live_deal(api, "dora", table, ["Ts", "9h", "9c"])
+    api.ok("dora", "POST", f"/api/tables/{table}/procedures", json={"type": "cut_card"})
+    play_out(api, table, {1: "ana"}, "dora", iter(["6c", "2d", "5s", "4h", "3c", "Qd"]))
+    api.ok("dora", "POST", f"/api/tables/{table}/procedures", json={"type": "shuffle"})
+    api.ok("dora", "POST", f"/api/tables/{table}/procedures", json={"type": "cut"})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 1000})
+    api.ok("dora", "POST", f"/api/tables/{table}/deal")
+
+    def kinds(n: int) -> list[str]:
+        recall = api.ok("ivan", "GET", f"/api/tables/{table}/rounds/{n}")
+        return [p.get("step", p["type"]) for p in recall["procedures"]]
+
+    api.user("ivan", "inspector")
+    first, second = kinds(1), kinds(2)
+    assert "new_pack" in first and "shuffle" not in first and "cut" not in first, first
+    assert "shuffle" in second and "cut" in second and "new_pack" not in second, second
+    assert any("cut_card" in k for k in first) and not any("cut_card" in k for k in second), (first, second)
+
+
 def test_a_mistyped_card_is_corrected_with_a_reason_before_any_decision(api: Api) -> None:
     table = _live_round(api)
     api.ok("dora", "POST", f"/api/tables/{table}/deal")

@@ -86,11 +86,24 @@ async def recall(db: AsyncSession, table: CasinoTable, round_no: int) -> dict[st
             f"table {table.id} has no round {round_no}", key="err.api.no_round_number", round=round_no
         )
     records = await chain.records(db, table.id, round_id=round_no)
+    # The round's procedures: those since the round before it ended (labelled shoe-{n-1}: between the
+    # rounds, and the deal's reshuffle) and those of its own time (shoe-{n} up to its last record: a cut
+    # card signalled or come out in it); shoe-{n} after its end prepares the next round, and is its.
+    before = await db.scalar(
+        select(RoundRow.last_seq).where(RoundRow.table_id == table.id, RoundRow.round_no == round_no - 1)
+    )
     shoe_rows = await db.scalars(
         select(EventRecord)
         .where(
             EventRecord.table_id == table.id,
-            EventRecord.round.in_((f"shoe-{round_no - 1}", f"shoe-{round_no}")),
+            (
+                (EventRecord.round == f"shoe-{round_no - 1}")
+                & (EventRecord.seq > (-1 if before is None else before))
+            )
+            | (
+                (EventRecord.round == f"shoe-{round_no}")
+                & (EventRecord.seq <= (row.last_seq if row.status != "in_progress" else table.next_seq))
+            ),
         )
         .order_by(EventRecord.seq)
     )

@@ -836,6 +836,7 @@ class Stepper:
             moves.append(ledger.Move(house, net, "house"))
         moves.append(ledger.Move(table_account, -(paid + commission + net), "settle"))
         await ledger.post(self.db, moves, table_id=self.table.id, round_no=self.table.round_no, actor=self.by)
+        await self.flush_shoe()  # within the round's records: what the shoe did during it (the cut card)
         await self.db.execute(
             update(ROUNDS)
             .where(ROUNDS.c.table_id == self.table.id, ROUNDS.c.round_no == self.table.round_no)
@@ -845,7 +846,6 @@ class Stepper:
                 last_seq=self.table.next_seq - 1,
             )
         )
-        await self.flush_shoe()
         self.table.in_round = False
         self.table.deadline_at = None
         self.table.deadline_kind = None
