@@ -576,8 +576,8 @@ async def place_bet(
             .returning(BETS.c.id)
         )
     ).scalar_one()
-    bets_now = (*placed_before, (number, caller.name, spot, amount))  # placing order, as checked
-    hint_snapshot(db, bets=bets_now, balances={caller.name: (balance, free - amount)})
+    now = cast(tuple[tuple[int, str, str, int], ...], placed)  # the table's bets, in placing order
+    hint_snapshot(db, bets=now, balances={caller.name: (balance, free - amount)})
     return {"bet": bet_id, "seat": number, "spot": spot, "amount": amount, "status": "placed"}
 
 
