@@ -3,21 +3,33 @@ catches up with what happened at the table meanwhile (server.md: reconnect with 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from tests.web.conftest import Proxy, Shots, Site, log_in, new_page
 from tests.web.helpers import money
 
 
-def test_a_dropped_connection_comes_back_and_catches_up(site: Site, browser: Any, shots: Shots) -> None:
+@contextmanager
+def ana_at_a_table(site: Site, browser: Any) -> Iterator[tuple[Any, Proxy, int]]:
+    """ana's page at a Black Jack table, through a proxy the test can cut: (page, proxy, table)."""
     site.user("ana", chips=50_000)
-    site.user("ben", chips=50_000)
     table = site.table("blackjack", name="Mesa 1 · Black Jack")
     proxy = Proxy(site.server.port)
     try:
         page = new_page(browser, proxy.url)
         log_in(page, "ana", site.passwords["ana"])
         page.click(f"#open-table-{table}")
+        page.wait_for_selector("#take-1")
+        yield page, proxy, table
+    finally:
+        proxy.close()
+
+
+def test_a_dropped_connection_comes_back_and_catches_up(site: Site, browser: Any, shots: Shots) -> None:
+    site.user("ben", chips=50_000)
+    with ana_at_a_table(site, browser) as (page, proxy, table):
         page.click("#take-1")
         page.wait_for_selector("#leave-1")
 
@@ -41,8 +53,6 @@ def test_a_dropped_connection_comes_back_and_catches_up(site: Site, browser: Any
         assert site.state("ana", table)["seats"][0]["bets"] == []  # the bet she tried was never placed
         shots(page, "caught-up")
         assert not page.js_errors
-    finally:
-        proxy.close()
 
 
 def test_a_session_that_ended_takes_the_page_back_to_the_login(
@@ -54,14 +64,7 @@ def test_a_session_that_ended_takes_the_page_back_to_the_login(
     instead of reconnecting for ever."""
     import httpx
 
-    site.user("ana", chips=50_000)
-    table = site.table("blackjack", name="Mesa 1 · Black Jack")
-    proxy = Proxy(site.server.port)
-    try:
-        page = new_page(browser, proxy.url)
-        log_in(page, "ana", site.passwords["ana"])
-        page.click(f"#open-table-{table}")
-        page.wait_for_selector("#take-1")
+    with ana_at_a_table(site, browser) as (page, proxy, _):
         token = page.evaluate("sessionStorage.getItem('tapete.token')")
         proxy.cut()
         page.wait_for_selector("#connection:visible")
@@ -72,5 +75,3 @@ def test_a_session_that_ended_takes_the_page_back_to_the_login(
         assert page.evaluate("sessionStorage.getItem('tapete.token')") is None
         shots(page, "session-ended")
         assert not page.js_errors
-    finally:
-        proxy.close()
