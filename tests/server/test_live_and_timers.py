@@ -190,8 +190,28 @@ def test_the_betting_timer_returns_the_bets_it_cannot_deal_and_deals_the_rest(ap
         api.ok(who, "POST", f"/api/tables/{table}/seats", json={"seat": seat})
         api.ok(who, "POST", f"/api/tables/{table}/bets", json={"seat": seat, "spot": "bet", "amount": 500})
     api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "pot", "amount": 100})
-    state = _wait(api, table, "beto", lambda s: s["phase"] == "playing")
+    seen: list[Any] = []
+    with api.client.websocket_connect(f"/ws/tables/{table}?token={api.tokens['beto']}") as ws:
+        while True:  # the push of the deal says what was returned, once
+            push = ws.receive_json()["state"]
+            seen.append(push["returned"])
+            if push["phase"] == "playing":
+                break
+    assert seen[-1] == [
+        {
+            "player": "beto",
+            "bets": [{"seat": 2, "spot": "bet", "amount": 500}],
+            "code": "bad_bet",
+            "key": "err.bet.required",
+            "reason": seen[-1][0]["reason"],
+        }
+    ]
+    assert set(seen[-1][0]["reason"]) == {"es", "en"} and all(not r for r in seen[:-1])
+    state = api.state("beto", table)
+    assert state["returned"] == seen[-1]  # the state of the deal's version says it
     assert state["me"] == {"name": "beto", "balance": 10_000, "available": 10_000}
+    api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "decline"})
+    assert api.state("beto", table)["returned"] == []  # the next version's does not
     recall = api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")
     stakes = {(e["player"], e["spot"]) for e in recall["events"] if e["type"] == "stake"}
     assert stakes == {("ana", "bet"), ("ana", "pot")}

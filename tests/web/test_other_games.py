@@ -141,3 +141,27 @@ def test_a_round_of_showdown_poker_with_an_exchange_and_both_increments(
     assert "cambió 2" in ana.inner_text('#felt .box[data-seat="3"]')
     assert "pot bet" in ana.inner_text("#payouts")
     assert not any(p.js_errors for p in pages.values())
+
+
+def test_bets_the_betting_timer_returns_are_said_next_to_the_box(
+    site: Site, browser: Any, shots: Shots
+) -> None:
+    """A Showdown bet placed without its pot bet (through the API: the page places both) cannot be dealt:
+    the betting timer gives it back, and the bettor's page says so next to his box, with the reason."""
+    site.user("ana", chips=50_000)
+    site.user("beto", chips=50_000)
+    table = site.table("showdown_poker", betting_seconds=1.5, turn_seconds=None)
+    page = new_page(browser, site.url)
+    log_in(page, "beto", site.passwords["beto"])
+    page.click(f"#open-table-{table}")
+    page.wait_for_selector("#take-1")
+    for who, seat in (("ana", 1), ("beto", 2)):
+        site.call(who, "POST", f"/api/tables/{table}/seats", json={"seat": seat})
+        site.call(who, "POST", f"/api/tables/{table}/bets", json={"seat": seat, "spot": "bet", "amount": 500})
+    site.call("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "pot", "amount": 100})
+    page.wait_for_selector("#seat-error-2:has-text('devueltas')", timeout=20_000)
+    said = page.inner_text("#seat-error-2")
+    assert "pozo" in said.lower() or "pot" in said.lower(), said
+    assert site.state("beto", table)["phase"] == "playing" and site.balance("beto") == 50_000
+    shots(page, "bets-returned")
+    assert not page.js_errors

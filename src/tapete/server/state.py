@@ -147,6 +147,7 @@ async def snapshot(
         "deadline": table.deadline_at.isoformat().replace("+00:00", "Z") if table.deadline_at else None,
         "deadline_kind": table.deadline_kind,
         "payouts": words.payouts(table.id, table.game, rt.rules, rnd),
+        "returned": hint.get("returned", []),
     }
     return Snapshot(
         table_id=table.id,

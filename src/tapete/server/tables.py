@@ -24,12 +24,13 @@ from tapete.errors import BadBet, BadRequest, ShoeSealBroken, TapeteError
 from tapete.games import GAMES, round_class
 from tapete.games.base import CARD, Action, Dealt, Decision, Event, Round, RoundType, Viewer
 from tapete.games.punto_y_banca import next_shoe_holder
+from tapete.i18n import LANGUAGES
 from tapete.log import canonical, rebuild
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
 from tapete.server import chain, ledger
 from tapete.server.accounts import Caller
-from tapete.server.errors import Conflict, Forbidden, InsufficientFunds, NotFound
+from tapete.server.errors import Conflict, Forbidden, InsufficientFunds, NotFound, error_body
 from tapete.server.models import (
     BackBetRequest,
     Bet,
@@ -607,6 +608,7 @@ def hint_snapshot(
     bets: tuple[tuple[int, str, str, int], ...] | None = None,
     requests: list[dict[str, Any]] | None = None,
     balances: dict[str, tuple[int, int]] | None = None,
+    returned: list[dict[str, Any]] | None = None,
 ) -> None:
     """Tell this transaction's state snapshot what the step already knows, so that it need not read it
     again: the table's bets as they now are, and the balances of everyone whose money the step moved
@@ -618,6 +620,8 @@ def hint_snapshot(
         hint["requests"] = requests
     if balances is not None:
         hint["balances"] = {**hint.get("balances", {}), **balances}
+    if returned is not None:  # bets the betting timer gave back (`_timed_deal`)
+        hint["returned"] = [*hint.get("returned", []), *returned]
 
 
 def hint_void(db: AsyncSession, void: dict[str, str] | None) -> None:
@@ -1244,20 +1248,16 @@ async def _timed_deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, ke
             db.sync_session.info.pop("state_before", None)  # the bets moved: `_raw_bets` reads them anew
             balance, free = await ledger.available(db, ledger.Player(cast(int, user_id), str(player)))
             hint_snapshot(db, balances={str(player): (balance, free)})
-            db.add(
-                SignificantEvent(
-                    kind="bets_returned",
-                    actor="timer",
-                    table_id=table.id,
-                    details={
-                        "player": player,
-                        "bets": [{"seat": b.seat, "spot": b.spot, "amount": b.amount} for b in returned],
-                        "code": exc.code,
-                        "key": exc.key,
-                        "reason": str(exc),
-                    },
-                )
-            )
+            details = {
+                "player": player,
+                "bets": [{"seat": b.seat, "spot": b.spot, "amount": b.amount} for b in returned],
+                "code": exc.code,
+                "key": exc.key,
+                "reason": str(exc),
+            }
+            db.add(SignificantEvent(kind="bets_returned", actor="timer", table_id=table.id, details=details))
+            said = {lang: error_body(exc, lang)["error"]["message"] for lang in LANGUAGES}
+            hint_snapshot(db, returned=[{**details, "reason": said}])  # the state says so, this once
             if len(returned) == len(raws):
                 hint_snapshot(db, bets=())
                 return StepResult()

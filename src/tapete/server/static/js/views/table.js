@@ -311,6 +311,12 @@ export async function mount(root, args) {
     if (state.me) setBalance(state.me.balance, state.me.available);
     if (!state.pending || state.pending.kind !== "decision" || state.pending.decision !== "exchange") selected = new Set();
     if (before && before.round !== state.round) turnError = "";
+    for (const r of state.returned || []) {
+      // the betting timer gave these bets back (they could not be dealt): said next to the box
+      if (me && r.player === me.name) {
+        for (const b of r.bets) errors[b.seat] = t("web.bets_returned", { reason: pick(r.reason) });
+      }
+    }
     render();
     if (before && state.last_round && state.last_round !== before.last_round) {
       if (recall) recall.load();
