@@ -190,4 +190,13 @@ def test_scenario_at_a_live_table_through_the_api(casino_api: Api, path: Path) -
     recall = casino_api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")
     assert recall["status"] == "finished"
     assert sum(e["amount"] for e in recall["ledger"]) == 0
+    # every entry names the bettor it concerns (server.md), and each bettor's entries balance: what the
+    # house took from him (its net and commission) is his loss
+    ledger = recall["ledger"]
+    assert all(e["player"] in names.values() for e in ledger), [e for e in ledger if e["player"] is None]
+    for player, user in names.items():
+        mine = [e for e in ledger if e["player"] == user]
+        assert sum(e["amount"] for e in mine) == 0, (player, mine)
+        house = sum(e["amount"] for e in mine if e["account"] == "house")
+        assert house == -expected["players"][player]["net"], (player, mine)
     assert casino_api.ok("admin", "GET", f"/api/tables/{table}/verify")["ok"]

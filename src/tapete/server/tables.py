@@ -725,6 +725,22 @@ class StepResult:
     finished: bool = False
 
 
+def _pot_commission(pot: Event, player_at: dict[int, str]) -> dict[str | None, int]:
+    """Showdown's pot commission by the winner it is taken from: in proportion to each winner's share
+    (the units left over to the earliest seat, as the pot's own remainder goes)."""
+    shares = {int(seat): int(amount) for seat, amount in (pot.get("shares") or {}).items()}
+    total, commission = sum(shares.values()), int(pot["commission"])
+    if not total:  # no share to take it from: the pot's, no bettor's
+        return {None: commission}
+    parts = {seat: commission * amount // total for seat, amount in shares.items()}
+    parts[min(parts)] += commission - sum(parts.values())
+    out: dict[str | None, int] = {}
+    for seat, part in parts.items():
+        if part:
+            out[player_at[seat]] = out.get(player_at[seat], 0) + part
+    return out
+
+
 class Stepper:
     """One transaction's work on one table: append events, move chips, close the round."""
 
@@ -796,7 +812,7 @@ class Stepper:
         house = await ledger.house(self.db)
         rows = await chain.records(self.db, self.table.id, round_id=self.table.round_no)
         moves: list[ledger.Move] = []
-        commission = 0
+        commission: dict[str | None, int] = {}  # by the bettor it concerns
 
         async def wallet_of(name: str) -> Any:
             if name not in wallets:
@@ -805,6 +821,12 @@ class Stepper:
 
         events = effective_events(rows)
         seq_of = {id(r.event): r.seq for r in rows}
+        staked: dict[str | None, int] = {}
+        player_at: dict[int, str] = {}
+        for ev in events:
+            if ev.get("type") == "stake":
+                staked[ev["player"]] = staked.get(ev["player"], 0) + ev["amount"]
+                player_at.setdefault(ev["seat"], ev["player"])
         if rnd.voided:
             voided = next(e for e in events if e.get("type") == "round_voided")
             for player, amount in voided["returned"].items():
@@ -828,17 +850,29 @@ class Stepper:
                             seq_of.get(id(ev)),
                         )
                     )
-                    commission += ev.get("commission", 0)
-                elif ev.get("type") == "pot":
-                    commission += ev.get("commission", 0)
-        paid = sum(m.amount for m in moves)
-        staked = table_account.balance
-        if commission:
-            moves.append(ledger.Move(house, commission, "commission"))
-        net = staked - paid - commission
-        if net:
-            moves.append(ledger.Move(house, net, "house"))
-        moves.append(ledger.Move(table_account, -(paid + commission + net), "settle"))
+                    if ev.get("commission"):  # Banca's, on this bettor's win
+                        commission[ev["player"]] = commission.get(ev["player"], 0) + ev["commission"]
+                elif ev.get("type") == "pot" and ev.get("commission"):  # Showdown's, on the winners' shares
+                    for player, part in _pot_commission(ev, player_at).items():
+                        commission[player] = commission.get(player, 0) + part
+        paid: dict[str | None, int] = {}
+        for m in moves:
+            paid[m.player] = paid.get(m.player, 0) + m.amount
+        unowned = table_account.balance - sum(staked.values())  # 0: every chip on the table was a stake
+        if unowned:
+            staked[None] = staked.get(None, 0) + unowned
+        for player in sorted(
+            staked.keys() | commission.keys() | paid.keys(), key=lambda p: (p is None, p or "")
+        ):
+            # the house's side of each bettor's round: the commission on it, the rest of its net, and the
+            # table's chips he staked settled to zero
+            if commission.get(player):
+                moves.append(ledger.Move(house, commission[player], "commission", player))
+            net = staked.get(player, 0) - paid.get(player, 0) - commission.get(player, 0)
+            if net:
+                moves.append(ledger.Move(house, net, "house", player))
+            if staked.get(player):
+                moves.append(ledger.Move(table_account, -staked[player], "settle", player))
         await ledger.post(self.db, moves, table_id=self.table.id, round_no=self.table.round_no, actor=self.by)
         await self.flush_shoe()  # within the round's records: what the shoe did during it (the cut card)
         await self.db.execute(
