@@ -284,6 +284,7 @@ def test_a_websocket_client_catches_up_from_the_version_it_last_saw(api: Api) ->
         (f"/ws/tables/{table}?token=nonsense", 401, "unauthorized"),
         (f"/ws/tables/{table}", 401, "unauthorized"),
         (f"/ws/tables/9999?token={token}", 404, "not_found"),
+        (f"/ws/tables/abc?token={token}", 400, "bad_request"),
     ):  # the handshake refused with server.md's status and error body
         with pytest.raises(WebSocketDenialResponse) as denied, api.client.websocket_connect(path):
             pass

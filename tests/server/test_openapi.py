@@ -49,6 +49,10 @@ def test_the_document_names_the_token_the_refusals_and_the_websocket(api: Api) -
         for status in ("400", "401", "403", "404", "409", "422"):
             schema = op["responses"][status]["content"]["application/json"]["schema"]
             assert schema == {"$ref": "#/components/schemas/Error"}, (method, path, status)
+    log = doc["paths"]["/api/tables/{table_id}/log"]["get"]["responses"]["200"]["content"]
+    assert set(log) == {"application/jsonl"}
+    report = doc["paths"]["/api/reports/tables"]["get"]["responses"]["200"]["content"]
+    assert set(report) == {"application/json", "text/csv"}
     assert "/ws/tables/{table_id}" in doc["info"]["description"]
     assert doc["x-websockets"]["/ws/tables/{table_id}"]["messages"] == {
         "$ref": "#/components/schemas/StatePush"
@@ -131,6 +135,13 @@ def test_every_documented_answer_is_what_the_server_says(api: Api) -> None:
     call("ivan", "GET", f"/api/tables/{table}/verify", one + "/verify")
     call("ivan", "GET", "/api/reports/tables", "/api/reports/tables")
     call(None, "GET", "/api/me", "/api/me")  # 401
+    r = api.as_("ivan", "GET", f"/api/tables/{table}/log")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/jsonl")
+    r = api.as_("ivan", "GET", "/api/reports/tables?format=csv")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+    r = api.as_("ivan", "PUT", f"/api/tables/{table}/state")  # a method the path does not take
+    assert r.status_code == 405 and "GET" in r.headers["allow"]
+    jsonschema.validate(r.json(), _resolved({"$ref": "#/components/schemas/Error"}, doc))
     call("admin", "POST", "/api/logout", "/api/logout")
     statuses = {status for _, _, status in checked}
     assert {200, 201, 202, 401, 403, 404, 422} <= statuses, checked

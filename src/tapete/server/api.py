@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import pydantic_core
 from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi import Path as InPath
-from fastapi.exceptions import RequestValidationError
+from fastapi.exceptions import RequestValidationError, WebSocketRequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi_offline import FastAPIOffline
 from pydantic import (
@@ -222,13 +222,23 @@ def create_app(casino: Casino) -> FastAPI:
         lang = language(request.headers.get("accept-language"))
         if exc.status_code == 404:
             return FastJSON(error_body(NotFound("no such path", key="err.api.path"), lang), status_code=404)
-        if exc.status_code == 405:
+        if exc.status_code == 405:  # with its Allow header (RFC 9110)
             err = BadRequest("this method is not allowed here", key="err.api.method")
-            return FastJSON(error_body(err, lang), status_code=405)
+            return FastJSON(error_body(err, lang), status_code=405, headers=exc.headers)
         err = BadRequest(str(exc.detail), key="err.api.malformed", problems=[str(exc.detail)])
         return FastJSON(
             error_body(err, lang), status_code=exc.status_code if 400 <= exc.status_code < 500 else 400
         )
+
+    @app.exception_handler(WebSocketRequestValidationError)
+    async def _malformed_socket(websocket: WebSocket, exc: WebSocketRequestValidationError) -> None:
+        """A WebSocket whose path or query does not parse (a table id that is no number): refused as an
+        HTTP request would be, 400 bad_request with the error body (FastAPI closed it with a bare 403)."""
+        problems = [f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}" for e in exc.errors()]
+        err = BadRequest(
+            "; ".join(problems) or "malformed request", key="err.api.malformed", problems=problems
+        )
+        await _refuse_socket(websocket, err)
 
     app.include_router(router(casino))
     app.include_router(words.router(casino))
@@ -247,6 +257,16 @@ def create_app(casino: Casino) -> FastAPI:
 
         app.mount("/", StaticFiles(directory=STATIC, html=True), name="page")
     return app
+
+
+async def _refuse_socket(websocket: WebSocket, exc: TapeteError) -> None:
+    """A WebSocket handshake refused with the status and error body of server.md (the ASGI denial
+    response); behind a server without that extension, a close code in the 4000s: 4000 + the status."""
+    lang = language(websocket.headers.get("accept-language"))
+    if "websocket.http.response" in websocket.scope.get("extensions", {}):
+        await websocket.send_denial_response(FastJSON(error_body(exc, lang), status_code=status_of(exc)))
+    else:
+        await websocket.close(code=4000 + status_of(exc))
 
 
 def _token(request: Request) -> str | None:
@@ -777,14 +797,8 @@ def router(casino: Casino) -> APIRouter:
         try:
             caller = await casino.caller(token)
             await casino.read(table_id, lambda db, t, rt: _noop())
-        except TapeteError as exc:  # the handshake refused with the status and error body of server.md
-            lang = language(websocket.headers.get("accept-language"))
-            if "websocket.http.response" in websocket.scope.get("extensions", {}):
-                await websocket.send_denial_response(
-                    FastJSON(error_body(exc, lang), status_code=status_of(exc))
-                )
-            else:  # a server without the denial extension: a close code in the 4000s instead
-                await websocket.close(code=4000 + status_of(exc))
+        except TapeteError as exc:
+            await _refuse_socket(websocket, exc)
             return
         await websocket.accept()
         box = casino.broker.subscribe(table_id)
