@@ -235,7 +235,8 @@ Any user. After every committed change of the table the server pushes the caller
 state comes at once; a client that reconnects with `since=N` (the last `seq` it saw) gets the newest
 state if it is newer, so a message lost while it was away does no harm. A client may send `{"type":
 "ping"}` and gets `{"type": "pong"}`. A refused handshake is answered with the refusal's HTTP status and
-error body: 401 `unauthorized` (no token, or one that opens no session), 404 `not_found` (no such table).
+error body: 401 `unauthorized` (no token, or one that opens no session), 404 `not_found` (no such table),
+400 `bad_request` (a table id that is no number).
 """
 
 
@@ -280,7 +281,7 @@ def shape(doc: dict[str, Any]) -> dict[str, Any]:
         "/ws/tables/{table_id}": {
             "query": {"token": "the login token", "since": "the last seq seen (optional)"},
             "messages": {"$ref": "#/components/schemas/StatePush"},
-            "refusals": {"401": REFUSALS[401], "404": REFUSALS[404]},
+            "refusals": {str(code): REFUSALS[code] for code in (400, 401, 404)},
         }
     }
     return doc
