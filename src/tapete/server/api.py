@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -208,13 +208,7 @@ def create_app(casino: Casino) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = [
-            f"{'.'.join(str(p) for p in e.get('loc', ()) if p != 'body') or 'body'}: {e.get('msg')}"
-            for e in exc.errors()
-        ]
-        err = BadRequest(
-            "; ".join(problems) or "malformed request", key="err.api.malformed", problems=problems
-        )
+        err = _malformed_request(exc.errors())
         return FastJSON(error_body(err, language(request.headers.get("accept-language"))), status_code=400)
 
     @app.exception_handler(StarletteHTTPException)
@@ -234,11 +228,7 @@ def create_app(casino: Casino) -> FastAPI:
     async def _malformed_socket(websocket: WebSocket, exc: WebSocketRequestValidationError) -> None:
         """A WebSocket whose path or query does not parse (a table id that is no number): refused as an
         HTTP request would be, 400 bad_request with the error body (FastAPI closed it with a bare 403)."""
-        problems = [f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}" for e in exc.errors()]
-        err = BadRequest(
-            "; ".join(problems) or "malformed request", key="err.api.malformed", problems=problems
-        )
-        await _refuse_socket(websocket, err)
+        await _refuse_socket(websocket, _malformed_request(exc.errors()))
 
     app.include_router(router(casino))
     app.include_router(words.router(casino))
@@ -257,6 +247,16 @@ def create_app(casino: Casino) -> FastAPI:
 
         app.mount("/", StaticFiles(directory=STATIC, html=True), name="page")
     return app
+
+
+def _malformed_request(errors: Sequence[Any]) -> BadRequest:
+    """bad_request for what FastAPI's validation found (of a body, a path or a query), each problem named
+    by where it is."""
+    problems = [
+        f"{'.'.join(str(p) for p in e.get('loc', ()) if p != 'body') or 'body'}: {e.get('msg')}"
+        for e in errors
+    ]
+    return BadRequest("; ".join(problems) or "malformed request", key="err.api.malformed", problems=problems)
 
 
 async def _refuse_socket(websocket: WebSocket, exc: TapeteError) -> None:

@@ -215,11 +215,13 @@ ANSWERS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
     },
 }
 
-#: answers that are not JSON (or not only), by operation: their media types beside or instead of it
-OTHER_MEDIA: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
+#: answers that are not JSON: their media type instead of it, or beside it
+INSTEAD_OF_JSON: dict[tuple[str, str], dict[str, Any]] = {
     ("get", "/api/tables/{table_id}/log"): {
         "application/jsonl": {"schema": {"type": "string", "description": "one chained record a line"}}
     },
+}
+BESIDE_JSON: dict[tuple[str, str], dict[str, Any]] = {
     ("get", "/api/reports/tables"): {
         "text/csv": {"schema": {"type": "string", "description": "format=csv: the same columns"}}
     },
@@ -265,12 +267,10 @@ def shape(doc: dict[str, Any]) -> dict[str, Any]:
             for status, schema in ANSWERS.get((method, path), {}).items():
                 answer = responses.setdefault(status, {"description": "the answer"})
                 answer["content"] = {"application/json": {"schema": schema}}
-            if (method, path) in OTHER_MEDIA:
-                answer = responses.setdefault("200", {"description": "the answer"})
-                content = answer.setdefault("content", {})
-                if (method, path) == ("get", "/api/tables/{table_id}/log"):
-                    content.clear()  # JSON lines only
-                content.update(OTHER_MEDIA[(method, path)])
+            if (method, path) in INSTEAD_OF_JSON:
+                responses["200"]["content"] = INSTEAD_OF_JSON[(method, path)]
+            if (method, path) in BESIDE_JSON:
+                responses["200"].setdefault("content", {}).update(BESIDE_JSON[(method, path)])
             for code, text in REFUSALS.items():
                 responses[str(code)] = {"description": text, "content": error}
             if (method, path) == ("post", "/api/login"):

@@ -992,9 +992,10 @@ async def act(
     rnd = _current(table, rt)
     action = rt.cls.parse_action(body)
     pending = rnd.pending
-    if rt.holders.get(action.seat) != caller.name and action.seat in rt.holders:
+    holder = rt.holders.get(action.seat)
+    if holder is not None and holder != caller.name:
         raise Forbidden(
-            f"seat {action.seat} is {rt.holders[action.seat]}'s box: only its holder decides",
+            f"seat {action.seat} is {holder}'s box: only its holder decides",
             key="err.api.not_holder",
         )
     if not isinstance(pending, Decision):
@@ -1277,11 +1278,12 @@ async def _timed_deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, ke
                 seat, player = None, exc.params["player"]
             returned = [b for b in raws if b.player == player and seat in (None, b.seat)]
             user_id = await db.scalar(select(User.id).where(User.name == player))
-            condition = [Bet.table_id == table.id, Bet.user_id == user_id]
-            await db.execute(delete(Bet).where(*condition, *([Bet.seat == seat] if seat is not None else [])))
+            theirs = [Bet.table_id == table.id, Bet.user_id == user_id]
+            if seat is not None:
+                theirs.append(Bet.seat == seat)
+            await db.execute(delete(Bet).where(*theirs))
             db.sync_session.info.pop("state_before", None)  # the bets moved: `_raw_bets` reads them anew
             balance, free = await ledger.available(db, ledger.Player(cast(int, user_id), str(player)))
-            hint_snapshot(db, balances={str(player): (balance, free)})
             details = {
                 "player": player,
                 "bets": [{"seat": b.seat, "spot": b.spot, "amount": b.amount} for b in returned],
@@ -1291,7 +1293,9 @@ async def _timed_deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, ke
             }
             db.add(SignificantEvent(kind="bets_returned", actor="timer", table_id=table.id, details=details))
             said = {lang: error_body(exc, lang)["error"]["message"] for lang in LANGUAGES}
-            hint_snapshot(db, returned=[{**details, "reason": said}])  # the state says so, this once
+            hint_snapshot(  # his chips free again; the state says what was returned, this once
+                db, balances={str(player): (balance, free)}, returned=[{**details, "reason": said}]
+            )
             if len(returned) == len(raws):
                 hint_snapshot(db, bets=())
                 return StepResult()
