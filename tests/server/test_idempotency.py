@@ -175,3 +175,21 @@ def test_keys_are_each_users_own(api: Api) -> None:
         )
     seats = api.state("admin", table)["seats"]
     assert [len(s["bets"]) for s in seats[:2]] == [1, 1]
+
+
+def test_long_keys_that_differ_after_200_characters_are_two_keys(api: Api) -> None:
+    """A key is any string: two keys alike in their first 200 characters are still two requests (they
+    were cut to 200 and the second buy-in answered as the first, moving nothing)."""
+    api.user("ana", "player", chips=0)
+    body = {"player": "ana", "amount": 5}
+    stem = "z" * 200
+    first = api.as_("admin", "POST", "/api/cashier/buy-in", json=body, headers=key(stem + "-one"))
+    second = api.as_("admin", "POST", "/api/cashier/buy-in", json=body, headers=key(stem + "-two"))
+    again = api.as_("admin", "POST", "/api/cashier/buy-in", json=body, headers=key(stem + "-two"))
+    assert [r.status_code for r in (first, second, again)] == [200, 200, 200]
+    assert first.json()["balance"] == 5 and second.json()["balance"] == 10
+    assert again.json() == second.json()
+    other = api.as_(
+        "admin", "POST", "/api/cashier/buy-in", json={**body, "amount": 6}, headers=key(stem + "-two")
+    )
+    assert other.status_code == 409 and other.json()["error"]["code"] == "conflict"

@@ -66,7 +66,15 @@ class Idem:
         if not key:
             return None
         digest = hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + body).hexdigest()
-        return cls(key[:200], digest, lang)
+        return cls(cls.stored(key), digest, lang)
+
+    @staticmethod
+    def stored(key: str) -> str:
+        """The key as the database keeps it: whole up to 200 characters, a longer one by its SHA-256
+        (cutting it would make two keys that differ after the 200th character one)."""
+        if len(key) <= 200:
+            return key
+        return "sha256:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class Replay(Exception):
