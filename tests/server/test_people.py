@@ -5,12 +5,15 @@ rate_limited, the right password too) for a while."""
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from starlette.websockets import WebSocketDisconnect
 
 from tapete.server.accounts import token_hash
 from tests.server.conftest import Api
@@ -257,3 +260,56 @@ def test_the_session_times_come_from_the_environment(monkeypatch: pytest.MonkeyP
         monkeypatch.setenv("TAPETE_SESSION_TRUST_SECONDS", bad)
         with pytest.raises(ConfigError, match="TAPETE_SESSION_TRUST_SECONDS"):
             build_settings()
+
+
+def _closed_code(ws: Any, within: float = 20.0) -> int | None:
+    """The code the server closes a WebSocket with, reading the states pushed before it; None when it
+    is still open after `within` seconds (read in a thread, so that a socket left open fails the test
+    instead of hanging it)."""
+    code: list[int] = []
+
+    def read() -> None:
+        while True:
+            try:
+                ws.receive_json()
+            except WebSocketDisconnect as closed:
+                code.append(int(closed.code))
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(within)
+    return code[0] if code else None
+
+
+@pytest.mark.usefixtures("fast_hashing")
+def test_a_websocket_stops_when_its_session_is_logged_out(api: Api) -> None:
+    """A logout ends the token (server.md) for the WebSocket it opened too: the socket is closed 4401 at
+    once (it went on receiving the table's states after the logout)."""
+    api.user("ana", "player")
+    table = api.table("blackjack", turn_seconds=None)
+    with api.client.websocket_connect(f"/ws/tables/{table}?token={api.tokens['ana']}") as ws:
+        assert ws.receive_json()["type"] == "state"
+        api.ok("ana", "POST", "/api/logout")
+        assert _closed_code(ws) == 4401
+    with api.client.websocket_connect(f"/ws/tables/{table}?token={api.tokens['admin']}") as ws:
+        assert ws.receive_json()["type"] == "state"  # another session's socket is untouched
+        api.user("beto", "player")
+        api.ok("beto", "POST", f"/api/tables/{table}/seats", json={"seat": 2})
+        assert ws.receive_json()["state"]["seats"][1]["holder"] == "beto"
+
+
+@pytest.mark.usefixtures("fast_hashing")
+def test_a_websocket_stops_when_its_session_ends_idle(database_url: str, tmp_path: Path) -> None:
+    """Watching a table is not using the session: with a 2.4-second idle limit, a socket whose player
+    sends nothing is closed 4401 once the session is idle, and the session is then ended (idle)."""
+    with serving(database_url, tmp_path, session_idle_minutes=0.04) as api:
+        api.user("ana", "player")
+        table = api.table("blackjack", turn_seconds=None)
+        opened = time.monotonic()
+        with api.client.websocket_connect(f"/ws/tables/{table}?token={api.tokens['ana']}") as ws:
+            assert ws.receive_json()["type"] == "state"
+            assert _closed_code(ws) == 4401
+        assert time.monotonic() - opened >= 2.0
+        error = refused(api.as_("ana", "GET", "/api/me"), 401, "unauthorized")
+        assert error["key"] == "err.api.session_ended"

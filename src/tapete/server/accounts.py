@@ -203,6 +203,34 @@ async def authenticate(db: AsyncSession, settings: Settings, token: str | None) 
     return Caller(user_id, name, role, session_id)
 
 
+async def session_left(db: AsyncSession, settings: Settings, caller: Caller) -> float | None:
+    """Seconds before the caller's session would end idle, or None when it has ended (logged out, its
+    user deactivated or given another role, or idle: then ended here). Does not count as a use: an open
+    WebSocket asks it, and watching a table is not using the session."""
+    found = (
+        await db.execute(
+            select(LoginSession.last_seen_at, LoginSession.ended_at, User.role, User.active)
+            .join(User, User.id == LoginSession.user_id)
+            .where(LoginSession.id == caller.session_id)
+        )
+    ).first()
+    if found is None:
+        return None
+    last_seen, ended, role, active = found
+    if ended is not None or not active or role != caller.role:
+        return None
+    left = (last_seen + timedelta(minutes=settings.session_idle_minutes) - utcnow()).total_seconds()
+    if left < 0:
+        await db.execute(
+            update(LoginSession)
+            .where(LoginSession.id == caller.session_id, LoginSession.ended_at.is_(None))
+            .values(ended_at=utcnow(), ended_reason="idle")
+        )
+        await db.commit()
+        return None
+    return left
+
+
 async def logout(db: AsyncSession, caller: Caller) -> None:
     """End the caller's session: its token stops working."""
     session = await db.get(LoginSession, caller.session_id)

@@ -825,7 +825,11 @@ def router(casino: Casino) -> APIRouter:
                     if data.get("type") == "ping":
                         await websocket.send_json({"type": "pong"})
 
-        tasks = [asyncio.create_task(pushes()), asyncio.create_task(listen())]
+        async def ended() -> None:  # the session ended: the page goes back to its login (4401)
+            await casino.watch_session(caller)
+            await websocket.close(code=4401, reason="session ended")
+
+        tasks = [asyncio.create_task(pushes()), asyncio.create_task(listen()), asyncio.create_task(ended())]
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         except (WebSocketDisconnect, RuntimeError):

@@ -26,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import TapeteError
 from tapete.server import chain, ledger, state, tables
-from tapete.server.accounts import Caller, authenticate, create_user, token_hash
+from tapete.server.accounts import Caller, authenticate, create_user, session_left, token_hash
 from tapete.server.config import VERSION, Settings, load_shoe_key
 from tapete.server.db import make_engine, migrate, sessions
 from tapete.server.errors import Conflict, InsufficientFunds, NotFound
@@ -109,6 +109,8 @@ class Casino:
         self.postgres = not settings.sqlite
         #: sessions checked in the database lately: token hash → (caller, monotonic time trusted until)
         self.trusted: dict[str, tuple[Caller, float]] = {}
+        #: the open WebSockets' sessions: each is woken when its session may have ended (`watch_session`)
+        self.watchers: list[tuple[Caller, asyncio.Event]] = []
 
     # -- start and stop ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -471,6 +473,29 @@ class Casino:
             self.trusted[hashed] = (found, time.monotonic() + trust)
         return found
 
+    async def watch_session(self, caller: Caller) -> None:
+        """Return when the caller's session has ended (a logout, a change of its user, or idle), so that
+        the WebSocket it opened is closed: a token that stopped working must stop receiving the table.
+        Woken at once by a logout or a change heard from any process; otherwise it looks again when the
+        session would be idle. A database that does not answer ends nothing."""
+        woken = asyncio.Event()
+        watcher = (caller, woken)
+        self.watchers.append(watcher)
+        try:
+            while True:
+                try:
+                    async with self.db() as db:
+                        left = await session_left(db, self.settings, caller)
+                except (OperationalError, DBAPIError):
+                    left = 5.0  # ask again in a moment
+                if left is None:
+                    return
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(woken.wait(), min(max(left + 0.5, 0.5), 300.0))
+                woken.clear()
+        finally:
+            self.watchers.remove(watcher)
+
     async def forget_sessions(self, *, session: str | None = None, user: int | None = None) -> None:
         """Sessions that ended or changed (a logout, a user's role, activity or password): no longer
         trusted here, and the other processes are told."""
@@ -479,6 +504,9 @@ class Casino:
         await self.broker.forget(what)
 
     def _forget_heard(self, what: dict[str, Any] | None) -> None:
+        for who, woken in self.watchers:
+            if what is None or who.session_id == what.get("session") or who.user_id == what.get("user"):
+                woken.set()
         if what is None:
             self.trusted.clear()
             return
