@@ -130,6 +130,11 @@ def test_a_void_needs_a_second_staff_member_and_returns_every_stake(api: Api) ->
     assert api.state("dani", table)["void"] == waiting  # read from the round's row as well
     same = api.as_("dora", "POST", f"/api/tables/{table}/void/confirm")
     assert same.status_code == 403  # not by the one who asked
+    again = api.as_("dani", "POST", f"/api/tables/{table}/void", json={"reason": "another reason"})
+    assert (
+        refused(again, 409, "conflict")["key"] == "err.api.void_waiting"
+    )  # he confirms; he does not replace it
+    assert api.state("dani", table)["void"] == waiting
     player = api.as_("ana", "POST", f"/api/tables/{table}/void/confirm")
     assert player.status_code == 403
     state = api.ok("dani", "POST", f"/api/tables/{table}/void/confirm")

@@ -167,3 +167,24 @@ def test_the_period_bounds_the_rounds(api: Api) -> None:
     assert rounds(f"from={today + day}") == 0 and rounds(f"to={today - day}") == 0
     report = api.ok("admin", "GET", f"/api/reports/tables?from={today + day}")
     assert report["tables"][0]["drop"] == 0 and report["tables"][0]["hold_percent"] == 0.0
+
+
+def test_a_voided_round_is_not_in_the_report(api: Api) -> None:
+    """A voided round returned every stake: nothing was staked on a game and the house neither won nor
+    lost, so it is not among the rounds, the drop or the win (it was counted in rounds and drop, which
+    lowered the hold). Three known rounds, then a fourth of 7,000 voided: still 3 rounds, 5,000, -2,000."""
+    for name in ("ana", "luis"):
+        api.user(name, "player", chips=1_000_000)
+    api.user("dora", "dealer")
+    api.user("dani", "dealer")
+    bj = api.table("blackjack", "live")
+    for who, seat in (("ana", 1), ("luis", 2)):
+        api.ok(who, "POST", f"/api/tables/{bj}/seats", json={"seat": seat})
+    black_jack_rounds(api, bj)
+    api.ok("ana", "POST", f"/api/tables/{bj}/bets", json={"seat": 1, "spot": "main", "amount": 7000})
+    live_deal(api, "dora", bj, ["Ts", "9c"])
+    api.ok("dora", "POST", f"/api/tables/{bj}/void", json={"reason": "the shoe fell"})
+    api.ok("dani", "POST", f"/api/tables/{bj}/void/confirm")
+    assert api.ok("admin", "GET", f"/api/tables/{bj}/rounds")["rounds"][-1]["status"] == "voided"
+    row = api.ok("admin", "GET", "/api/reports/tables")["tables"][0]
+    assert (row["rounds"], row["drop"], row["win"], row["hold_percent"]) == (3, 5000, -2000, -40.0)

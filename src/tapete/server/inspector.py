@@ -231,12 +231,13 @@ def _day(text: str | None, *, end: bool) -> datetime | None:
 
 async def report(db: AsyncSession, start: str | None, end: str | None) -> list[dict[str, Any]]:
     """Per table over the period (`start`..`end`, ISO dates, both optional and inclusive): rounds played,
-    the drop (what bettors staked), the house's win and the hold (win / drop, %)."""
+    the drop (what bettors staked), the house's win and the hold (win / drop, %). Finished rounds only: a
+    round in play has no result yet, and a voided one returned every stake (nothing was played)."""
     lo, hi = _day(start, end=False), _day(end, end=True)
     tables = list(await db.scalars(select(CasinoTable).order_by(CasinoTable.id)))
     out = []
     for table in tables:
-        query = select(RoundRow).where(RoundRow.table_id == table.id, RoundRow.status != "in_progress")
+        query = select(RoundRow).where(RoundRow.table_id == table.id, RoundRow.status == "finished")
         if lo is not None:
             query = query.where(RoundRow.ended_at >= lo)
         if hi is not None:

@@ -1185,6 +1185,12 @@ async def request_void(
         select(RoundRow).where(RoundRow.table_id == table.id, RoundRow.round_no == table.round_no)
     )
     assert row is not None
+    if row.void_requested_by is not None:  # the second staff member confirms it; nobody replaces it
+        raise Conflict(
+            f"a void of this round already waits for a second staff member: {row.void_requested_by} asked it",
+            key="err.api.void_waiting",
+            requested_by=row.void_requested_by,
+        )
     row.void_requested_by = caller.name
     row.void_reason = body["reason"].strip()
     hint_void(db, {"requested_by": caller.name, "reason": row.void_reason})
