@@ -83,6 +83,23 @@ def test_a_rounds_recall_shows_the_procedures_of_its_own_time(api: Api) -> None:
     assert any("cut_card" in k for k in first) and not any("cut_card" in k for k in second), (first, second)
 
 
+def test_a_virtual_rounds_recall_keeps_the_cuts_position_beside_its_time(api: Api) -> None:
+    """The shoe's cut records where the pack was cut (`at`, a card position); the recall gives each
+    record's time as `at` and kept the cut's position nowhere (it was overwritten). It is `event_at`."""
+    api.user("ana", "player", chips=10_000)
+    api.user("ivan", "inspector")
+    table = api.table("blackjack", turn_seconds=None)
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 1000})
+    api.ok("admin", "POST", f"/api/tables/{table}/deal")
+    recall = api.ok("ivan", "GET", f"/api/tables/{table}/rounds/1")
+    cuts = [p for p in recall["procedures"] if p.get("step") == "cut"]
+    assert len(cuts) == 1 and isinstance(cuts[0]["event_at"], int) and cuts[0]["event_at"] >= 40
+    assert isinstance(cuts[0]["at"], str) and cuts[0]["at"].endswith("Z")
+    in_events = [e for e in recall["events"] if e.get("step") == "cut"]
+    assert all(e["event_at"] == cuts[0]["event_at"] for e in in_events)
+
+
 def test_a_mistyped_card_is_corrected_with_a_reason_before_any_decision(api: Api) -> None:
     table = _live_round(api)
     api.ok("dora", "POST", f"/api/tables/{table}/deal")

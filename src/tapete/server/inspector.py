@@ -125,11 +125,11 @@ async def recall(db: AsyncSession, table: CasinoTable, round_no: int) -> dict[st
                 }
             )
         elif ev.get("type") in DECISION_EVENTS and r.seq not in superseded:
-            decisions.append({**ev, "seq": r.seq, "at": r.at, "by": r.by})
+            decisions.append(_recorded(ev, r))
         elif ev.get("type") in SERVER_EVENTS:
-            corrections.append({**ev, "seq": r.seq, "at": r.at, "by": r.by})
+            corrections.append(_recorded(ev, r))
     procedures = [
-        {**r.event, "seq": r.seq, "at": r.at, "by": r.by, "round": r.round}
+        {**_recorded(r.event, r), "round": r.round}
         for r in shoe_rows
         if r.event.get("type") in PROCEDURE_EVENTS
     ]
@@ -173,8 +173,19 @@ async def recall(db: AsyncSession, table: CasinoTable, round_no: int) -> dict[st
         "balances": balances,
         "ledger": ledger,
         "procedures": procedures,
-        "events": [{**r.event, "seq": r.seq, "at": r.at, "by": r.by} for r in records],
+        "events": [_recorded(r.event, r) for r in records],
     }
+
+
+def _recorded(event: dict[str, Any], r: Any) -> dict[str, Any]:
+    """An event with its record's number, time and author. An event's own `at` or `by` (the cut's
+    position in the pack, the cut card's "dealer") is kept beside them as `event_at` / `event_by`
+    instead of being overwritten by the record's."""
+    out = {**event, "seq": r.seq, "at": r.at, "by": r.by}
+    for key in ("at", "by"):
+        if key in event:
+            out["event_" + key] = event[key]
+    return out
 
 
 async def player_rounds(db: AsyncSession, user: User, limit: int = 10) -> list[dict[str, Any]]:
