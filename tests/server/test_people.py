@@ -313,3 +313,17 @@ def test_a_websocket_stops_when_its_session_ends_idle(database_url: str, tmp_pat
         assert time.monotonic() - opened >= 2.0
         error = refused(api.as_("ana", "GET", "/api/me"), 401, "unauthorized")
         assert error["key"] == "err.api.session_ended"
+
+
+@pytest.mark.usefixtures("fast_hashing")
+def test_a_tables_timers_read_as_set_after_a_restart(database_url: str, tmp_path: Path) -> None:
+    """The tables' list gives the timers as the administrator set them (30, 12.5): after a restart it
+    said 30.0 beside its rules' 30 (the database's float column)."""
+    with serving(database_url, tmp_path) as first:
+        table = first.table("blackjack", turn_seconds=30, betting_seconds=12.5)
+        tokens = dict(first.tokens)
+    with serving(database_url, tmp_path) as second:
+        second.tokens.update(admin=tokens["admin"])
+        row = next(t for t in second.ok("admin", "GET", "/api/tables")["tables"] if t["id"] == table)
+        assert (row["turn_seconds"], row["betting_seconds"]) == (30, 12.5)
+        assert type(row["turn_seconds"]) is int and row["rules"]["turn_seconds"] == 30

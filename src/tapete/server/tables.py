@@ -393,9 +393,14 @@ def table_json(table: CasinoTable, seats: Sequence[tuple[int, str]]) -> dict[str
         "seats_taken": [{"seat": s, "holder": h} for s, h in seats],
         "phase": "playing" if table.in_round else "betting",
         "round": table.round_no if table.in_round else None,
-        "turn_seconds": table.turn_seconds,
-        "betting_seconds": table.betting_seconds,
+        "turn_seconds": _seconds(table.turn_seconds),
+        "betting_seconds": _seconds(table.betting_seconds),
     }
+
+
+def _seconds(value: float | None) -> float | int | None:
+    """A timer's seconds as they were set: 30, not the 30.0 the database's float column gives back."""
+    return int(value) if value is not None and float(value).is_integer() else value
 
 
 # ------------------------------------------------------------------------------------- seats and bets
