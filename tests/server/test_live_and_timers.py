@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from starlette.testclient import WebSocketDenialResponse
 
 from tests.server.conftest import Api
-from tests.server.support import live_deal, play_out, refused, serving
+from tests.server.support import changed, live_deal, play_out, refused, serving, snapshot
 
 pytestmark = pytest.mark.usefixtures("fast_hashing")
 
@@ -56,6 +57,30 @@ def test_live_procedures_are_events_the_inspector_sees(api: Api) -> None:
     for word in ("new_pack", "shuffle", "burn", "a marked card"):
         assert word in log
     assert api.ok("admin", "GET", f"/api/tables/{table}/verify")["ok"]
+
+
+def test_art5g_a_burn_names_as_many_cards_as_the_table_burns(api: Api, sql: sa.Engine) -> None:
+    """Black Jack burns a fixed count (1 by default); Punto y Banca turns the first card and burns as many
+    more as its value (face or ten: 10). A burn that names another number of cards is refused 400 and
+    changes nothing (two cards after a 3 were accepted); one that names none records the procedure."""
+    bj = _live_round(api)
+    pyb = api.table("punto_y_banca", "live")
+    for table, cards in ((bj, ["5d", "6d"]), (pyb, ["3h", "2c"]), (pyb, ["Kh", *["2d"] * 8, "3d"])):
+        before = snapshot(sql)
+        r = api.as_("dora", "POST", f"/api/tables/{table}/procedures", json={"type": "burn", "cards": cards})
+        assert refused(r, 400, "bad_request")["key"] == "err.api.burn_count", cards
+        assert changed(before, snapshot(sql)) == []
+    for table, cards in (
+        (bj, ["5d"]),
+        (pyb, ["3h", "2c", "4d", "5s"]),
+        (pyb, ["Kh", *["2s"] * 8, "4s", "5s"]),
+        (bj, []),
+    ):
+        api.ok("dora", "POST", f"/api/tables/{table}/procedures", json={"type": "burn", "cards": cards})
+    fixed = api.table("blackjack", "live", burn=3)
+    api.ok(
+        "dora", "POST", f"/api/tables/{fixed}/procedures", json={"type": "burn", "cards": ["2c", "3c", "4c"]}
+    )
 
 
 def test_a_rounds_recall_shows_the_procedures_of_its_own_time(api: Api) -> None:

@@ -35,7 +35,9 @@ def test_the_dealer_enters_the_cards_the_player_decides_the_payout_is_the_scenar
     site.user("ana", chips=100_000)
     site.user("ben", chips=100_000)
     site.user("dora", "dealer")
-    table = site.table("blackjack", "live", name="Mesa 5 · Black Jack en vivo", **scenario["rules"])
+    table = site.table(
+        "blackjack", "live", name="Mesa 5 · Black Jack en vivo", **{**scenario["rules"], "burn": 6}
+    )
     bets = {b["player"]: b for b in scenario["bets"]}
 
     ana = new_page(browser, site.url)
@@ -53,7 +55,7 @@ def test_the_dealer_enters_the_cards_the_player_decides_the_payout_is_the_scenar
     log_in(dealer, "dora", site.passwords["dora"])
     dealer.click(f"#console-{table}")
     dealer.wait_for_selector("#proc-burn")
-    # six Kh burned: the pack (six decks) can hold no seventh, so one typed later is refused
+    # six Kh burned (the table burns six): six decks hold no seventh, so one typed later is refused
     dealer.fill("#procedure-cards", " ".join(["Kh"] * 6))
     dealer.click("#proc-burn")
     dealer.wait_for_selector("#procedure-ok:has-text('Quemar')")

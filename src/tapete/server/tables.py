@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 from sqlalchemy import Table, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from tapete.cards import NAMES, Card, parse_card
+from tapete.cards import BACCARAT_VALUE, NAMES, Card, parse_card
 from tapete.dealer import DealerEntered
 from tapete.errors import BadBet, BadRequest, ShoeSealBroken, TapeteError
 from tapete.games import GAMES, round_class
@@ -1103,12 +1103,35 @@ async def procedure(
         if not isinstance(raw, list):
             raise BadRequest("burn's cards are a list", key="err.api.burn_cards")
         cards = [parse_card(c) for c in raw]
+        _check_burn_count(rt.rules, cards)
         live.burn(cards)
         event = {"type": "procedure", "step": "burn", "cards": [NAMES[c] for c in cards]}
     if reason and kind != "deck_change" and kind != "new_pack":
         event["reason"] = reason
     await step.log([event], round_id=f"shoe-{table.round_no}")
     return step.out
+
+
+def _check_burn_count(rules: object, cards: list[Card]) -> None:
+    """A burn that names its cards names as many as the table burns (Art.5g): a fixed count, or at Punto
+    y Banca the first card and as many more as its value (face or ten: 10). A burn without its cards
+    (the dealer did not read them out) is recorded as the procedure alone."""
+    burn = getattr(rules, "burn", None)
+    if not cards or burn is None:
+        return
+    want = 1 + (BACCARAT_VALUE[cards[0]] or 10) if burn == "first_card_value" else int(burn)
+    if len(cards) != want:
+        how = (
+            f"the first card {NAMES[cards[0]]} and as many more as its value"
+            if burn == "first_card_value"
+            else f"{want}"
+        )
+        raise BadRequest(
+            f"this table burns {how}: {want} cards, not {len(cards)}",
+            key="err.api.burn_count",
+            want=want,
+            got=len(cards),
+        )
 
 
 async def correct(
