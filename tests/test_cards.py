@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from tapete.cards import NAMES, card_name, check_can_hold, deck, inspect_pack, pack, parse_card, parse_cards
+from tapete.cards import (
+    NAMES,
+    card_name,
+    check_can_hold,
+    deck,
+    inspect_pack,
+    pack,
+    parse_card,
+    parse_cards,
+    read_card,
+)
 from tapete.errors import BadCards
 
 
@@ -15,11 +25,20 @@ def test_art1h_deck_is_52_english_cards_four_suits_thirteen_ranks() -> None:
     assert {card_name(c)[1] for c in cards} == set("shdc")
 
 
-def test_notation_round_trips_and_accepts_10() -> None:
+def test_notation_round_trips_and_a_person_may_type_10() -> None:
     for name in NAMES:
         assert card_name(parse_card(name)) == name
-    assert card_name(parse_card("10d")) == "Td"
-    assert card_name(parse_card("qH")) == "Qh"
+    assert card_name(read_card("10d")) == "Td"
+    assert card_name(read_card(" qH ")) == "Qh"
+
+
+@pytest.mark.parametrize("text", ["10d", "as", "AS", "qh", " 2s ", "10s"])
+def test_files_and_the_api_take_the_notation_only(text: str) -> None:
+    """rules.md: rank A 2-9 T J Q K then suit s h d c, everywhere (files, API, logs): a lab's file or a
+    shoe reader writing `as` or `10s` is refused by name, not read as it might have meant."""
+    with pytest.raises(BadCards) as info:
+        parse_card(text)
+    assert repr(text) in info.value.message
 
 
 @pytest.mark.parametrize("text", ["1s", "Ax", "", "T", "Tdd", 5, None, "11c", "JK"])

@@ -466,7 +466,9 @@ def test_missing_or_mistyped_seat_and_action_are_bad_requests() -> None:
         Dealt.from_json({"cards": "As"})
     with pytest.raises(BadCards):
         Dealt.from_json({"card": "Zz"})
-    assert Dealt.from_json({"card": "10d", "exposed": True}) == Dealt(parse_card("Td"), True)
+    with pytest.raises(BadCards):
+        Dealt.from_json({"card": "10d"})  # the notation only (rules.md): T, not 10
+    assert Dealt.from_json({"card": "Td", "exposed": True}) == Dealt(parse_card("Td"), True)
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -2,7 +2,8 @@
 
 A card is a small int, ``rank * 4 + suit`` with ranks A=0, 2=1 … 9=8, T=9, J=10, Q=11, K=12 and suits
 s=0, h=1, d=2, c=3: cheap to copy, hash and index lookup tables with, which the simulators need. The text
-form is always rank + suit (``As``, ``Td``); ``10d`` is accepted on input.
+form is always rank + suit (``As``, ``Td``); only a person typing at the terminal may write ``10d`` or
+``as`` (`read_card`).
 """
 
 from __future__ import annotations
@@ -39,9 +40,11 @@ def _normal(text: str) -> str:
 
 
 def parse_card(text: object) -> Card:
-    """Parse ``As``/``Td``/``10d`` into a card, or raise BadCards naming what was given."""
+    """Parse a card written as rules.md writes it everywhere (files, API, logs): rank ``A 2-9 T J Q K``
+    then suit ``s h d c`` (``As``, ``Td``), or raise BadCards naming what was given. A lab's file or a shoe
+    reader that writes ``as`` or ``10s`` is told so rather than read as it might have meant."""
     if isinstance(text, str):
-        card = _BY_NAME.get(_normal(text))
+        card = _BY_NAME.get(text)
         if card is not None:
             return card
     raise BadCards(
@@ -49,6 +52,12 @@ def parse_card(text: object) -> Card:
         key="err.cards.unknown",
         card=text,
     )
+
+
+def read_card(text: object) -> Card:
+    """A card a person typed at the terminal: any case, spaces around it, ``10`` for ``T`` (``as``,
+    ``10D``), then as `parse_card`."""
+    return parse_card(_normal(text) if isinstance(text, str) and text.strip() else text)
 
 
 def parse_cards(texts: Iterable[object]) -> list[Card]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from rich.markup import escape
 
-from tapete.cards import parse_card
+from tapete.cards import parse_card, read_card
 from tapete.errors import BadCards, TapeteError
 from tapete.games.base import DECLINE, Action, Decision
 from tapete.games.showdown import (
@@ -214,7 +214,7 @@ class ShowdownFace(TableFace):
                     if w.isdigit() and 1 <= int(w) <= len(cards):
                         given.append(parse_card(cards[int(w) - 1]))
                     else:
-                        given.append(parse_card(w))
+                        given.append(read_card(w))
             except BadCards:
                 ctx.say("sd.exchange_invalid", text=answer)
                 continue
