@@ -24,13 +24,16 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 #: Keys an intended change added to round_started (issue 10: schema and engine version).
 ADDED_TO_ROUND_STARTED = ("schema", "engine")
+#: Settings an intended change added to a game's rules, as round_started lists them while unset (stop 20:
+#: the Empate's own limits, rules.md §0 [A]): an unset one is the table's limit, as before.
+ADDED_TO_RULES = {"punto_y_banca": ("empate_min", "empate_max")}
 #: Keys an intended change added to the error object (issue 10: what a client in another language needs).
 ADDED_TO_ERRORS = ("key", "params")
 
 
 def normalise(out: dict[str, Any]) -> dict[str, Any]:
-    """The output without what issue 10 added on purpose (round_started's schema and engine; an error's
-    message id and params)."""
+    """The output without what was added on purpose (issue 10: round_started's schema and engine, an
+    error's message id and params; stop 20: the Empate's limits among the rules while unset)."""
     if isinstance(out.get("error"), dict):
         return {"error": {k: v for k, v in out["error"].items() if k not in ADDED_TO_ERRORS}}
     events = out.get("events")
@@ -40,6 +43,9 @@ def normalise(out: dict[str, Any]) -> dict[str, Any]:
     for ev in events:
         if ev.get("type") == "round_started":
             ev = {k: v for k, v in ev.items() if k not in ADDED_TO_ROUND_STARTED}
+            added = ADDED_TO_RULES.get(ev.get("game", ""), ())
+            if isinstance(ev.get("rules"), dict) and added:
+                ev["rules"] = {k: v for k, v in ev["rules"].items() if k not in added or v is not None}
         fixed.append(ev)
     return {**out, "events": fixed}
 

@@ -165,6 +165,22 @@ def test_art7_limits_bound_every_spot_empate_included() -> None:
     assert nets(rnd) == {"ana": -100}
 
 
+def test_art7_the_operator_may_set_the_empates_own_limits() -> None:
+    """rules.md §0 [A]: the table's limits bound the Empate "unless the operator sets their own":
+    empate_min/empate_max (default the table's). An Empate of 10 under its own minimum of 10 plays at a
+    table whose minimum is 100; one above its own maximum is refused; Punto keeps the table's limits;
+    a minimum above the maximum is refused as the rules' problem."""
+    rnd = play(BANCA_NATURAL, [(1, "ana", "empate", 10)], empate_min=10, empate_max=500)
+    assert nets(rnd) == {"ana": -10}
+    with pytest.raises(BadBet, match="limit"):
+        play(BANCA_NATURAL, [(1, "ana", "empate", 501)], empate_min=10, empate_max=500)
+    with pytest.raises(BadBet, match="minimum"):
+        play(BANCA_NATURAL, [(1, "ana", "punto", 50)], empate_min=10, empate_max=500)
+    with pytest.raises(InvalidRules):
+        load_rules("punto_y_banca", {"empate_min": 600, "empate_max": 500})
+    assert PuntoYBancaRules().empate_limits == (PuntoYBancaRules().table_min, PuntoYBancaRules().table_max)
+
+
 # ---------------------------------------------------------------------------------------------- Art.8
 def test_art8a_punto_pays_one_to_one() -> None:
     rnd = play(PUNTO_NATURAL, [(1, "ana", "punto", 1234)])

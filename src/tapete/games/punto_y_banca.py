@@ -179,6 +179,7 @@ class PuntoYBancaRound(RoundBase):
         player per zone and one zone per player, back-bettors only when every zone is taken and only
         on the holder's own side, never Punto and Banca together, each stake within the table limits."""
         lo, hi = rules.table_min, rules.table_max
+        tie = rules.empate_limits
         return BetSpec(
             spots=SPOTS,
             main_spot=PUNTO,
@@ -190,7 +191,7 @@ class PuntoYBancaRound(RoundBase):
             back_betting=rules.back_betting,
             main_required=False,
             back_same_spots=True,
-            limits=lambda spot: (lo, hi),
+            limits=lambda spot: tie if spot == EMPATE else (lo, hi),
         )
 
     @classmethod

@@ -27,6 +27,16 @@ class PuntoYBancaRules(CommonRules):
     shoe_passes: Literal["banca_loses", "every_round"] = Field(
         "banca_loses", description="Art.9: when the shoe moves on [A: when Banca loses]"
     )
+    empate_min: int | None = Field(None, gt=0, description="least Empate stake [A: table_min]")
+    empate_max: int | None = Field(None, gt=0, description="largest Empate stake [A: table_max]")
+
+    @property
+    def empate_limits(self) -> tuple[int, int]:
+        """(min, max) of an Empate bet: its own limits where the operator set them, else the table's
+        (rules.md §0: the limits bound Empate too, unless the operator sets their own)."""
+        lo = self.empate_min if self.empate_min is not None else self.table_min
+        hi = self.empate_max if self.empate_max is not None else self.table_max
+        return lo, hi
 
     @property
     def cut_depth(self) -> int:
@@ -57,4 +67,14 @@ class PuntoYBancaRules(CommonRules):
             )
         if isinstance(self.burn, int) and self.burn < 1:
             out.append(Msg("burn=0: Art.5g burns cards before the first round", "err.rules.pyb_burn"))
+        lo, hi = self.empate_limits
+        if lo > hi:
+            out.append(
+                Msg(
+                    f"Empate minimum {lo} is above its maximum {hi}",
+                    "err.rules.empate_limits",
+                    min=lo,
+                    max=hi,
+                )
+            )
         return out

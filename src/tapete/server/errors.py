@@ -111,6 +111,7 @@ RULE_SETTINGS: dict[str, str] = {
     "err.rules.pyb_burn": "burn",
     "err.rules.surrender": "surrender",
     "err.rules.side_limits": "side_bet_min",
+    "err.rules.empate_limits": "empate_min",
     "err.rules.commission": "commission_percent",
     "err.rules.tie_pays": "tie_pays",
     "err.rules.pot_bet": "pot_bet",
