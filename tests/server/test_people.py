@@ -159,13 +159,14 @@ def test_the_previous_login_is_shown(api: Api) -> None:
     api.ok(
         "admin", "POST", "/api/users", json={"username": "ana", "password": "password-123", "role": "player"}
     )
-    times = []
+    times, tokens = [], []
     for _ in range(3):
         before = datetime.now(UTC)
         r = api.client.post("/api/login", json={"username": "ana", "password": "password-123"})
         assert r.status_code == 200
         body = r.json()
         api.tokens["ana"] = body["token"]
+        tokens.append(body["token"])
         assert body["user"] == {"name": "ana", "role": "player"}
         assert api.ok("ana", "GET", "/api/me")["previous_login"] == body["previous_login"]
         times.append((before, body["previous_login"]))
@@ -173,6 +174,9 @@ def test_the_previous_login_is_shown(api: Api) -> None:
     assert times[0][0] - timedelta(seconds=1) <= iso(times[1][1]) <= times[1][0]
     assert times[1][0] - timedelta(seconds=1) <= iso(times[2][1]) <= times[2][0]
     assert iso(times[1][1]) < iso(times[2][1])
+    for token, (_, previous) in zip(tokens, times, strict=True):  # each session keeps its own previous login
+        me = api.client.get("/api/me", headers={"Authorization": f"Bearer {token}"})
+        assert me.status_code == 200 and me.json()["previous_login"] == previous
 
 
 @pytest.mark.usefixtures("fast_hashing")

@@ -203,6 +203,18 @@ async def authenticate(db: AsyncSession, settings: Settings, token: str | None) 
     return Caller(user_id, name, role, session_id)
 
 
+async def login_before(db: AsyncSession, caller: Caller) -> datetime | None:
+    """When the caller's user last logged in before this session began: "the previous login" as this
+    session's user sees it (the user's latest login is this session's own, or a later one elsewhere)."""
+    began = select(LoginSession.created_at).where(LoginSession.id == caller.session_id).scalar_subquery()
+    found: datetime | None = await db.scalar(
+        select(func.max(LoginSession.created_at)).where(
+            LoginSession.user_id == caller.user_id, LoginSession.created_at < began
+        )
+    )
+    return found
+
+
 async def session_left(db: AsyncSession, settings: Settings, caller: Caller) -> float | None:
     """Seconds before the caller's session would end idle, or None when it has ended (logged out, its
     user deactivated or given another role, or idle: then ended here). Does not count as a use: an open

@@ -352,12 +352,11 @@ def router(casino: Casino) -> APIRouter:
         async with casino.db() as db:
             user = await db.get(User, caller.user_id)
             assert user is not None
+            previous = await accounts.login_before(db, caller)
             out: dict[str, Any] = {
                 "name": user.name,
                 "role": user.role,
-                "previous_login": user.previous_login_at.isoformat().replace("+00:00", "Z")
-                if user.previous_login_at
-                else None,
+                "previous_login": previous.isoformat().replace("+00:00", "Z") if previous else None,
             }
             if user.role == "player":
                 balance, free = await ledger.available(db, user)
