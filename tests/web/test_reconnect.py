@@ -75,3 +75,21 @@ def test_a_session_that_ended_takes_the_page_back_to_the_login(
         assert page.evaluate("sessionStorage.getItem('tapete.token')") is None
         shots(page, "session-ended")
         assert not page.js_errors
+
+
+def test_an_open_table_goes_back_to_the_login_when_its_session_is_logged_out(
+    site: Site, browser: Any, shots: Shots
+) -> None:
+    """The player's token is logged out elsewhere while his table's socket is open: the server closes
+    the socket (4401) and the page shows the login at once, instead of going on showing the table to a
+    token that no longer works."""
+    import httpx
+
+    with ana_at_a_table(site, browser) as (page, _proxy, _):
+        token = page.evaluate("sessionStorage.getItem('tapete.token')")
+        r = httpx.post(f"{site.url}/api/logout", headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 200
+        page.wait_for_selector("#login-name", timeout=15_000)
+        assert page.evaluate("sessionStorage.getItem('tapete.token')") is None
+        shots(page, "logged-out-elsewhere")
+        assert not page.js_errors

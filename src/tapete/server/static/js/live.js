@@ -65,6 +65,9 @@ export class TableLink {
       this.socket = null;
       if (this.closed) return;
       if (event.code === 4401 || event.code === 4403 || event.code === 4404) {
+        // the server ended an open socket because its session ended (logged out elsewhere, idle): one
+        // request over HTTP hears the 401 that takes the page back to its login
+        if (event.code === 4401) get(`/api/tables/${this.tableId}/state`).catch(() => {});
         this.deny(event.code);
         return;
       }
