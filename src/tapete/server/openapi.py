@@ -238,7 +238,8 @@ state comes at once; a client that reconnects with `since=N` (the last `seq` it 
 state if it is newer, so a message lost while it was away does no harm. A client may send `{"type":
 "ping"}` and gets `{"type": "pong"}`. A refused handshake is answered with the refusal's HTTP status and
 error body: 401 `unauthorized` (no token, or one that opens no session), 404 `not_found` (no such table),
-400 `bad_request` (a table id that is no number).
+400 `bad_request` (a table id that is no number). An open socket is closed with code 4401 when its session
+ends (a logout, its user deactivated or given another role, or idle): log in again.
 """
 
 
@@ -282,6 +283,7 @@ def shape(doc: dict[str, Any]) -> dict[str, Any]:
             "query": {"token": "the login token", "since": "the last seq seen (optional)"},
             "messages": {"$ref": "#/components/schemas/StatePush"},
             "refusals": {str(code): REFUSALS[code] for code in (400, 401, 404)},
+            "close_codes": {"4401": "the session ended (logout, user changed, idle): log in again"},
         }
     }
     return doc
