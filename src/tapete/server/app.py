@@ -487,7 +487,10 @@ class Casino:
                     async with self.db() as db:
                         left = await session_left(db, self.settings, caller)
                 except (OperationalError, DBAPIError):
-                    left = 5.0  # ask again in a moment
+                    left = 5.0  # the database is away: ask again in a moment
+                except Exception:  # anything else must not drop a viewer's socket: said, and asked again
+                    log.exception("checking a WebSocket's session failed")
+                    left = 5.0
                 if left is None:
                     return
                 with contextlib.suppress(TimeoutError):
