@@ -55,6 +55,7 @@ class Watcher:
         url = f"ws://127.0.0.1:{server.port}/ws/tables/{table}?token={server.tokens[who]}"
         self.ws = connect(url, open_timeout=10)
         self.seqs: list[int] = []
+        self.close_code: int | None = None
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
@@ -66,6 +67,7 @@ class Watcher:
                     self.seqs.append(int(msg["seq"]))
         except Exception:
             pass
+        self.close_code = self.ws.close_code  # set once the server (or the test) closed the socket
 
     def wait_seq(self, seq: int, seconds: float = 15) -> None:
         wait_for(lambda: self.seqs and max(self.seqs) >= seq, f"push of version {seq}", seconds)
@@ -216,13 +218,18 @@ def test_a_logout_or_a_role_change_on_one_process_ends_the_trust_of_another(
 ) -> None:
     """A process trusts a session it checked for a few seconds (session_trust_seconds, 5 by default):
     a logout through one process and a role taken away through it reach the other through the broker
-    well within that time (here within 1 s), and the token or the old role stops working there."""
+    well within that time (here within 1 s), and the token or the old role stops working there; the
+    logged-out session's WebSocket held by the other process is closed (4401)."""
     a, b = pair
     assert b.call("p1", "GET", "/api/me")["role"] == "player"  # b now trusts p1's session
+    table = a.call("admin", "POST", "/api/tables", {"game": "blackjack", "name": "t", "mode": "live"})["id"]
+    watcher = Watcher(b, "p1", table)  # p1's socket, held by b
+    watcher.wait_seq(b.call("p1", "GET", f"/api/tables/{table}/state")["seq"])
     a.call("p1", "POST", "/api/logout")
     t0 = time.monotonic()
     wait_for(lambda: b.request("p1", "GET", "/api/me").status_code == 401, "logout heard by b", 1.0)
     assert time.monotonic() - t0 < 1.0
+    wait_for(lambda: watcher.close_code == 4401, "p1's socket on b closed for the ended session", 5.0)
     a.login("p1", "password-123")
     _share_tokens(a, b)
     assert b.call("dora", "GET", "/api/me")["role"] == "dealer"  # trusted by b as a dealer
