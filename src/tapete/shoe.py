@@ -92,6 +92,16 @@ def cut(cards: list[Card], at: int) -> list[Card]:
     return cards[at:] + cards[:at]
 
 
+def burn_count(burn: int | str, first: Card | None) -> int:
+    """How many cards a burn takes (Art.5g): the fixed count, or for ``"first_card_value"`` (Punto y
+    Banca [A]) the first card turned and as many more as its baccarat value, a face or ten counting 10."""
+    if burn == "first_card_value":
+        if first is None:
+            raise ValueError("a burn by the first card's value needs the first card")
+        return 1 + (BACCARAT_VALUE[first] or 10)
+    return int(burn)
+
+
 class Shoe:
     """A virtual shoe: shuffles with `rng`, cuts, places the cut card, burns, and deals until the cut
     card comes out; the round then in progress is the shoe's last (BJ Art.2c, 6).
@@ -189,12 +199,12 @@ class Shoe:
         self.cut_card_out = False
         burned: list[str] = []
         if self.burn == "first_card_value":
-            first = Shoe.draw(self)
+            first = Shoe.draw(self)  # turned: its value says how many more go
             burned.append(NAMES[first])
-            value = BACCARAT_VALUE[first] or 10
-            burned.extend(NAMES[Shoe.draw(self)] for _ in range(value))
+            more = burn_count(self.burn, first) - 1
         else:
-            burned.extend(NAMES[Shoe.draw(self)] for _ in range(int(self.burn)))
+            more = burn_count(self.burn, None)
+        burned.extend(NAMES[Shoe.draw(self)] for _ in range(more))
         self.events.append({"type": "procedure", "step": "burn", "cards": burned})
 
     # -- across a crash (docs/recovery.md) ----------------------------------------------------------

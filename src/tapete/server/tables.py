@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 from sqlalchemy import Table, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from tapete.cards import BACCARAT_VALUE, NAMES, Card, parse_card
+from tapete.cards import NAMES, Card, parse_card
 from tapete.dealer import DealerEntered
 from tapete.errors import BadBet, BadRequest, ShoeSealBroken, TapeteError
 from tapete.games import GAMES, round_class
@@ -44,7 +44,7 @@ from tapete.server.models import (
     utcnow,
 )
 from tapete.session import make_shoe
-from tapete.shoe import SecureRandom, Shoe, open_shoe, seal_shoe
+from tapete.shoe import SecureRandom, Shoe, burn_count, open_shoe, seal_shoe
 from tapete.table import RawBet, check_entry, place_bets
 
 if TYPE_CHECKING:
@@ -1113,13 +1113,13 @@ async def procedure(
 
 
 def _check_burn_count(rules: object, cards: list[Card]) -> None:
-    """A burn that names its cards names as many as the table burns (Art.5g): a fixed count, or at Punto
-    y Banca the first card and as many more as its value (face or ten: 10). A burn without its cards
-    (the dealer did not read them out) is recorded as the procedure alone."""
+    """A burn that names its cards names as many as the table burns (Art.5g, `shoe.burn_count`): a fixed
+    count, or at Punto y Banca the first card and as many more as its value. A burn without its cards (the
+    dealer did not read them out) is recorded as the procedure alone."""
     burn = getattr(rules, "burn", None)
     if not cards or burn is None:
         return
-    want = 1 + (BACCARAT_VALUE[cards[0]] or 10) if burn == "first_card_value" else int(burn)
+    want = burn_count(burn, cards[0])
     if len(cards) != want:
         how = (
             f"the first card {NAMES[cards[0]]} and as many more as its value"
