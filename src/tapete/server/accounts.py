@@ -190,12 +190,7 @@ async def authenticate(db: AsyncSession, settings: Settings, token: str | None) 
         raise Unauthorized("this session has ended: log in again", key="err.api.session_ended")
     idle = timedelta(minutes=settings.session_idle_minutes)
     if now - last_seen > idle:
-        await db.execute(
-            update(LoginSession)
-            .where(LoginSession.id == session_id)
-            .values(ended_at=now, ended_reason="idle")
-        )
-        await db.commit()
+        await _end_idle(db, session_id, now)
         raise Unauthorized("the session ended after being idle: log in again", key="err.api.session_idle")
     if now - last_seen > min(TOUCH_EVERY, idle / 10):
         await db.execute(update(LoginSession).where(LoginSession.id == session_id).values(last_seen_at=now))
@@ -231,16 +226,23 @@ async def session_left(db: AsyncSession, settings: Settings, caller: Caller) -> 
     last_seen, ended, role, active = found
     if ended is not None or not active or role != caller.role:
         return None
-    left = (last_seen + timedelta(minutes=settings.session_idle_minutes) - utcnow()).total_seconds()
+    now = utcnow()
+    left = (last_seen + timedelta(minutes=settings.session_idle_minutes) - now).total_seconds()
     if left < 0:
-        await db.execute(
-            update(LoginSession)
-            .where(LoginSession.id == caller.session_id, LoginSession.ended_at.is_(None))
-            .values(ended_at=utcnow(), ended_reason="idle")
-        )
-        await db.commit()
+        await _end_idle(db, caller.session_id, now)
         return None
     return left
+
+
+async def _end_idle(db: AsyncSession, session_id: str, now: datetime) -> None:
+    """End a session that was idle too long, committed at once (a request or a WebSocket's watch found it
+    so; one that already ended keeps its end)."""
+    await db.execute(
+        update(LoginSession)
+        .where(LoginSession.id == session_id, LoginSession.ended_at.is_(None))
+        .values(ended_at=now, ended_reason="idle")
+    )
+    await db.commit()
 
 
 async def logout(db: AsyncSession, caller: Caller) -> None:
