@@ -142,7 +142,6 @@ async def login(
         raise Unauthorized("wrong user name or password", key="err.api.login")  # record_failure counts it
     await db.execute(delete(LoginFailure).where(LoginFailure.name == name))
     previous = user.last_login_at
-    user.previous_login_at = previous
     user.last_login_at = now
     token = secrets.token_urlsafe(32)
     db.add(

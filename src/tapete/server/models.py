@@ -72,7 +72,6 @@ class User(Base):
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     last_login_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
-    previous_login_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
 
     __table_args__ = (CheckConstraint(f"role IN {ROLES!r}", name="user_role"),)
 

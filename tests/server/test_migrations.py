@@ -1,0 +1,48 @@
+"""Migrations: a database made by an earlier schema is brought to the newest on start, its rows kept."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from alembic import command
+
+from tapete.server.db import alembic_config, migrate, sync_url
+from tests.server.conftest import postgres_database
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each kind."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'old.db'}"
+        return
+    with postgres_database("tapete_migration") as url:
+        yield url
+
+
+def test_a_0001_database_loses_the_unread_previous_login_column_and_keeps_its_users(empty_url: str) -> None:
+    """0002 drops users.previous_login_at (the previous login is read from the sessions): a database at
+    0001 with a user who logged in twice keeps the user and his last login."""
+    command.upgrade(alembic_config(empty_url), "0001")
+    engine = sa.create_engine(sync_url(empty_url))
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text(
+                    "INSERT INTO users (name, role, password_hash, active, created_at, last_login_at,"
+                    " previous_login_at) VALUES ('ana', 'player', 'x', true, :t, :t, :t)"
+                ),
+                {"t": "2026-12-01 10:00:00"},
+            )
+        migrate(empty_url)
+        columns = {c["name"] for c in sa.inspect(engine).get_columns("users")}
+        assert "previous_login_at" not in columns and "last_login_at" in columns
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT name, last_login_at FROM users")).one()[0] == "ana"
+        command.downgrade(alembic_config(empty_url), "0001")  # and back, the column empty
+        assert "previous_login_at" in {c["name"] for c in sa.inspect(engine).get_columns("users")}
+    finally:
+        engine.dispose()
