@@ -26,7 +26,8 @@ export function card(name, { small = false, selected = false, button = null } = 
     return html`<span class="card card--back${size}" role="img" aria-label="${cardLabel(name)}"></span>`;
   }
   const red = name[1] === "h" || name[1] === "d" ? " card--red" : "";
-  const face = html`<span class="card__rank">${RANKS[name[0]] || name[0]}</span><span class="card__suit"
+  const ten = name[0] === "T" ? " card__rank--ten" : ""; // "10" kept inside the corner a fanned card shows
+  const face = html`<span class="card__rank${ten}">${RANKS[name[0]] || name[0]}</span><span class="card__suit"
       >${SUITS[name[1]] || name[1]}</span
     >`;
   if (button) {
