@@ -227,7 +227,8 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
                         (
                             at,
                             Msg(
-                                f"{spot} on seat {box.seat} needs a {spec.main_spot} bet on the same box",
+                                f"{spot} on seat {box.seat} needs a "
+                                f"{_bet_named(spec.main_spot)} on the same box",
                                 "err.bet.side_needs_main",
                                 spot=spot,
                                 seat=box.seat,
@@ -243,7 +244,7 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
                         (
                             at,
                             Msg(
-                                f"{player} on seat {box.seat} must post a {spot} bet",
+                                f"{player} on seat {box.seat} must post a {_bet_named(spot)}",
                                 "err.bet.required",
                                 player=player,
                                 seat=box.seat,
@@ -318,3 +319,8 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
         at, message = min(problems, key=lambda p: p[0])
         raise BadBet(message, at=at, key=message.key, **message.params)
     return [boxes[s] for s in sorted(boxes)] if len(boxes) > 1 else list(boxes.values())
+
+
+def _bet_named(spot: str) -> str:
+    """As `tapete.table._bet_named` (its messages are compared): "main bet", "pot bet", Showdown's "bet"."""
+    return spot if spot == "bet" else f"{spot} bet"

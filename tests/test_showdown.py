@@ -169,11 +169,15 @@ def test_art8_bet_and_pot_bet_are_both_required() -> None:
     doc = scenario(["As Kd 2c"], "3h 4h")
     doc["bets"] = [b for b in doc["bets"] if b["spot"] != "pot"]
     err = error_of(doc)
-    assert isinstance(err, BadBet) and "pot" in err.message and err.at == 0
+    assert isinstance(err, BadBet) and err.message.endswith("must post a pot bet") and err.at == 0
     doc = scenario(["As Kd 2c"], "3h 4h")
     doc["bets"] = [b for b in doc["bets"] if b["spot"] != "bet"]
     err = error_of(doc)
-    assert isinstance(err, BadBet) and "bet" in err.message
+    assert isinstance(err, BadBet) and err.message.endswith("must post a bet")  # not "a bet bet"
+    doc = scenario(["As Kd 2c", "Ah Kh 2h"], "3h 4h")
+    doc["bets"] = [{"seat": 1, "player": "p9", "spot": "bonus", "amount": 100}] + doc["bets"][2:]
+    err = error_of(doc)
+    assert isinstance(err, BadBet) and "bonus on seat 1 needs a bet on the same box" in err.message
 
 
 def test_art8_bet_within_the_table_limits() -> None:

@@ -318,13 +318,18 @@ def _stakes_off_limits(boxes: Iterable[Box], spec: BetSpec, plan: _Plan) -> Iter
                 yield (
                     at,
                     Msg(
-                        f"{spot} on seat {box.seat} needs a {spec.main_spot} bet on the same box",
+                        f"{spot} on seat {box.seat} needs a {_bet_named(spec.main_spot)} on the same box",
                         "err.bet.side_needs_main",
                         spot=spot,
                         seat=box.seat,
                         main=spec.main_spot,
                     ),
                 )
+
+
+def _bet_named(spot: str) -> str:
+    """A spot said as a bet in a message: "main bet", "pot bet", and Showdown's "bet" (not "bet bet")."""
+    return spot if spot == "bet" else f"{spot} bet"
 
 
 def _limit_refusals(player: str, spot: str, amount: int, plan: _Plan) -> list[Msg]:
@@ -358,7 +363,7 @@ def _required_missing(boxes: Iterable[Box], spec: BetSpec, plan: _Plan) -> Itera
                     yield (
                         _first_entry(box, player),
                         Msg(
-                            f"{player} on seat {box.seat} must post a {spot} bet",
+                            f"{player} on seat {box.seat} must post a {_bet_named(spot)}",
                             "err.bet.required",
                             player=player,
                             seat=box.seat,
