@@ -175,7 +175,7 @@ def test_art8_bet_and_pot_bet_are_both_required() -> None:
     err = error_of(doc)
     assert isinstance(err, BadBet) and err.message.endswith("must post a bet")  # not "a bet bet"
     doc = scenario(["As Kd 2c", "Ah Kh 2h"], "3h 4h")
-    doc["bets"] = [{"seat": 1, "player": "p9", "spot": "bonus", "amount": 100}] + doc["bets"][2:]
+    doc["bets"] = [{"seat": 1, "player": "p9", "spot": "bonus", "amount": 100}, *doc["bets"][2:]]
     err = error_of(doc)
     assert isinstance(err, BadBet) and "bonus on seat 1 needs a bet on the same box" in err.message
 
@@ -554,6 +554,17 @@ def test_bonus_pays_by_the_operator_paytable_lower_hands_lose() -> None:
 def test_bonus_paytable_with_unknown_hands_is_refused() -> None:
     err = error_of(scenario(["7c 7d 9h"], "7s 9c", rules={"bonus_paytable": {"five_aces": 9}}))
     assert err.code == "invalid_rules"
+
+
+def test_bonus_paytable_pays_each_hand_a_positive_ratio() -> None:
+    """A paytable entry of 0 or less would settle a 'win' that pays nothing, or takes more than the stake
+    (SP Art.10: a losing bet loses its chips, no more): refused, at a table and in an analysis alike."""
+    for ratio in (-5, -1, 0):
+        bad = {"bonus_paytable": {"straight": ratio}}
+        err = error_of(scenario(["7c 7d 9h"], "7s 9c", rules=bad))
+        assert err.code == "invalid_rules" and "bonus_paytable" in err.message
+        with pytest.raises(InvalidRules):
+            ShowdownRules.load(bad, regulation=False)
 
 
 def test_house_rules_text_shows_pot_and_bonus_in_both_languages() -> None:

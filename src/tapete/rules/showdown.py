@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 from pydantic import Field
 
@@ -44,8 +44,9 @@ class ShowdownRules(CommonRules):
     pot_commission_percent: int = Field(5, ge=0, le=100, description="house commission on the pot [A: 5]")
     payout_limit: int | None = Field(None, gt=0, description="Art.12: table payout limit, null = none")
     max_exchange: int = Field(3, ge=0, le=3, description="Art.9.2: cards a player may exchange [A: 3]")
-    bonus_paytable: dict[str, int] = Field(
-        default_factory=lambda: dict(DEFAULT_BONUS_PAYTABLE), description="bonus paytable [A]"
+    bonus_paytable: dict[str, Annotated[int, Field(gt=0)]] = Field(
+        default_factory=lambda: dict(DEFAULT_BONUS_PAYTABLE),
+        description="bonus paytable [A]: N pays N to 1, N above 0 (a bet never loses more than it staked)",
     )
     bonus_min: int | None = Field(None, gt=0, description="least bonus stake [A: table_min]")
     bonus_max: int | None = Field(None, gt=0, description="largest bonus stake [A: table_max]")
