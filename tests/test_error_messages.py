@@ -254,10 +254,10 @@ SAMPLES: list[tuple[str, Callable[[], Any], str, tuple[str, ...], tuple[str, ...
         "invalid_rules",
         (
             "decks: debe ser un número entero",
-            "zones: debe ser menor o igual que 14",
+            "zones: debe ser menor o igual que 7",
             "banca_loses, every_round",
         ),
-        ("decks: must be a whole number", "zones: must be 14 or less"),
+        ("decks: must be a whole number", "zones: must be 7 or less"),
     ),
     (
         "a cut card outside its window",

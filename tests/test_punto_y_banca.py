@@ -134,6 +134,14 @@ def test_art7a_zones_setting_sets_the_table() -> None:
         play(BANCA_NATURAL, [*five, (5, "eva", "banca", 100)])
 
 
+def test_art7a_zones_are_one_to_seven() -> None:
+    """scenario.md numbers the seats 1-7: a table of eight zones (a seat 8) is invalid_rules."""
+    for zones in (0, 8, 14):
+        with pytest.raises(InvalidRules, match="zones"):
+            load_rules("punto_y_banca", {"zones": zones})
+    assert load_rules("punto_y_banca", {"zones": 1}).zones == 1
+
+
 def test_art7b_a_player_never_plays_two_zones() -> None:
     with pytest.raises(BadBet) as exc:
         play(BANCA_NATURAL, [(1, "ana", "punto", 100), (2, "ana", "empate", 100)])

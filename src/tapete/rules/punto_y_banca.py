@@ -23,7 +23,7 @@ class PuntoYBancaRules(CommonRules):
     cut_card_depth: int | None = Field(None, description="Art.5e: 40 to half the pack [A: a quarter]")
     commission_percent: int = Field(5, ge=0, le=100, description="Art.8b: Banca pays 1:1 less 5%")
     tie_pays: int = Field(8, ge=1, description="Art.8c: Empate pays 8 to 1")
-    zones: int = Field(7, ge=1, le=14, description="Art.7: betting zones [A: default 7]")
+    zones: int = Field(7, ge=1, le=7, description="Art.7: betting zones, 1 to 7 (seats 1-7) [A: default 7]")
     shoe_passes: Literal["banca_loses", "every_round"] = Field(
         "banca_loses", description="Art.9: when the shoe moves on [A: when Banca loses]"
     )
