@@ -312,6 +312,42 @@ def test_a_player_recalls_his_own_last_rounds_without_what_he_could_not_see(api:
     assert "2d" in beto and "Ks" not in beto.split("hand")[0]
 
 
+def test_art7_a_live_showdown_round_counts_its_cards_against_a_whole_deck(api: Api, sql: sa.Engine) -> None:
+    """SP Art.7 shuffles the whole deck before every round: a live Showdown round's cards are counted
+    against one full deck, so a card of the last round may come again whether or not the dealer reported
+    the shuffle (it was refused as a second copy, and the round could only be voided). Within a round a
+    second copy is still bad_cards; the count survives a restart (the runtime rebuilt from the records)."""
+    api.user("dora", "dealer")
+    api.user("ana", "player", chips=10_000)
+    api.user("beto", "player", chips=10_000)
+    table = api.table("showdown_poker", "live")
+    for seat, who in ((1, "ana"), (2, "beto")):
+        api.ok(who, "POST", f"/api/tables/{table}/seats", json={"seat": seat})
+    cards = ("As", "2d", "Jd", "Ks", "7c", "3c", "Qs", "9h")
+    for n in (1, 2):
+        for seat, who in ((1, "ana"), (2, "beto")):
+            for spot, amount in (("bet", 500), ("pot", 100)):
+                bet = {"seat": seat, "spot": spot, "amount": amount}
+                api.ok(who, "POST", f"/api/tables/{table}/bets", json=bet)
+        api.ok("dora", "POST", f"/api/tables/{table}/deal")
+        for k, card in enumerate(cards):
+            if n == 2 and k == 4:
+                casino = api.client.app.state.casino  # type: ignore[attr-defined]
+                casino.snapshots.clear()
+                casino.runtimes.clear()
+                before = snapshot(sql)
+                again = api.as_("dora", "POST", f"/api/tables/{table}/cards", json={"card": "As"})
+                assert again.status_code == 422 and again.json()["error"]["code"] == "bad_cards"
+                assert not changed(before, snapshot(sql))
+            api.ok("dora", "POST", f"/api/tables/{table}/cards", json={"card": card})
+        while (pending := api.state("dora", table)["pending"]) is not None:  # every offer declined
+            who = "ana" if pending["seat"] == 1 else "beto"
+            body = {"seat": pending["seat"], "action": "decline"}
+            api.ok(who, "POST", f"/api/tables/{table}/actions", json=body)
+        assert api.ok("admin", "GET", f"/api/tables/{table}/rounds/{n}")["status"] == "finished"
+    assert api.ok("admin", "GET", f"/api/tables/{table}/verify")["ok"]
+
+
 def test_a_websocket_client_catches_up_from_the_version_it_last_saw(api: Api) -> None:
     api.user("dora", "dealer")
     api.user("ana", "player", chips=10_000)

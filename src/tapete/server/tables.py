@@ -260,7 +260,10 @@ async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tup
         # the dealer's cut-card signal during a round waits in the table's row until the round's end
         pending = (table.pending_shoe_events or {}).get("events", [])
         cut = cut or any(ev.get("type") == "cut_card_out" for ev in pending)
-        rt.live = DealerEntered(rules.decks, cards_out([r for r in rows if r.seq >= start]), cut_card_out=cut)
+        counted = [r for r in rows if r.seq >= start]
+        if getattr(cls, "SHUFFLE_EVERY_ROUND", False):  # Showdown Art.7: the whole deck before every round
+            counted = [r for r in counted if table.in_round and r.round == str(table.round_no)]
+        rt.live = DealerEntered(rules.decks, cards_out(counted), cut_card_out=cut)
     return rt, owed
 
 
@@ -938,6 +941,10 @@ async def deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, 
         raise Conflict(
             "the cut card came out: shuffle before the next round (Art.6)", key="err.api.shuffle_first"
         )
+    if table.mode == "live" and rt.live is not None and getattr(rt.cls, "SHUFFLE_EVERY_ROUND", False):
+        # Showdown Art.7 shuffles the whole deck before every round: its cards are counted afresh, whether
+        # or not the dealer reported the shuffle (a card of the last round may come again)
+        rt.live = DealerEntered(rt.rules.decks, [], cut_card_out=False)
     step = Stepper(db, table, rt, by, key)
     options: dict[str, Any] = {}
     if table.game == "punto_y_banca":
