@@ -585,6 +585,16 @@ def test_art5g_burn_at_least_one_card(game: str) -> None:
     assert err.code == "invalid_rules"
 
 
+def test_art5g_burn_leaves_cards_in_front_of_the_cut_card(game: str) -> None:
+    """A burn that reaches the cut card could never be followed by a round: 6 decks with 78 behind the cut
+    card leave 234 in front, so 233 may be burned and 234 (or 1,000) is invalid_rules."""
+    for burn in (234, 1000):
+        err = refused(["Ts"] * 6, [bet(1, "ana", 100)], rules={"burn": burn}, game=game)
+        assert err.code == "invalid_rules" and "cut card" in err.message
+    assert load_rules(game, {"burn": 233}).burn == 233
+    assert load_rules(game, {"burn": 271, "cut_card_depth": 40}).burn == 271
+
+
 def test_art9_retiro_cannot_be_switched_off_at_a_regulation_table(game: str) -> None:
     err = refused(["Ts"] * 6, [bet(1, "ana", 100)], rules={"surrender": False}, game=game)
     assert err.code == "invalid_rules"

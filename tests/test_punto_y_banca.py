@@ -142,6 +142,13 @@ def test_art7a_zones_are_one_to_seven() -> None:
     assert load_rules("punto_y_banca", {"zones": 1}).zones == 1
 
 
+def test_art5g_a_fixed_burn_leaves_cards_in_front_of_the_cut_card() -> None:
+    """8 decks with 104 behind the cut card leave 312 in front: a fixed burn of 312 is invalid_rules."""
+    with pytest.raises(InvalidRules, match="cut card"):
+        load_rules("punto_y_banca", {"burn": 312})
+    assert load_rules("punto_y_banca", {"burn": 311}).burn == 311
+
+
 def test_art7b_a_player_never_plays_two_zones() -> None:
     with pytest.raises(BadBet) as exc:
         play(BANCA_NATURAL, [(1, "ana", "punto", 100), (2, "ana", "empate", 100)])

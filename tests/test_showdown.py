@@ -567,6 +567,17 @@ def test_bonus_paytable_pays_each_hand_a_positive_ratio() -> None:
             ShowdownRules.load(bad, regulation=False)
 
 
+def test_art7_burn_leaves_the_cards_a_full_table_can_need() -> None:
+    """Seven players of three cards, two community cards and up to max_exchange replacements each: one
+    deck can burn at most 8 (52 - 44), or 29 when nobody may exchange."""
+    err = error_of(scenario(["7c 7d 9h"], "7s 9c", rules={"burn": 9}))
+    assert err.code == "invalid_rules" and "at most 8" in err.message
+    assert load_rules("showdown_poker", {"burn": 8}).burn == 8
+    assert load_rules("showdown_poker", {"burn": 29, "max_exchange": 0}).burn == 29
+    with pytest.raises(InvalidRules):
+        load_rules("showdown_poker", {"burn": 30, "max_exchange": 0})
+
+
 def test_house_rules_text_shows_pot_and_bonus_in_both_languages() -> None:
     rules = load_rules(
         "showdown_poker", {"pot_bet": 250, "pot_commission_percent": 4, "payout_limit": 900000}

@@ -8,7 +8,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from tapete.errors import Msg
-from tapete.rules.common import CommonRules, check_cut_card_depth
+from tapete.rules.common import CommonRules, check_burn_before_cut, check_cut_card_depth
 
 
 class BlackjackRules(CommonRules):
@@ -34,7 +34,9 @@ class BlackjackRules(CommonRules):
     def violations(self) -> list[str]:
         """Regulation checks: pack size, cut card window, at least one burned card, surrender granted."""
         out = super().violations()
-        problem = check_cut_card_depth(self.cut_depth, self.pack_size)
+        problem = check_cut_card_depth(self.cut_depth, self.pack_size) or check_burn_before_cut(
+            self.burn, self.pack_size, self.cut_depth
+        )
         if problem:
             out.append(problem)
         if self.burn < 1:

@@ -233,3 +233,17 @@ def check_cut_card_depth(depth: int, pack_size: int) -> str | None:
             hi=pack_size // 2,
         )
     return None
+
+
+def check_burn_before_cut(burn: int, pack_size: int, depth: int) -> str | None:
+    """A fixed burn leaves cards in front of the cut card: a burn that reaches it could never be followed
+    by a round (rules.md §0: the cut card marks the last round; the burn comes before the first)."""
+    front = pack_size - depth
+    if burn >= front:
+        return Msg(
+            f"burn={burn}: the pack has {front} cards in front of the cut card; the burn must leave some",
+            "err.rules.burn_past_cut",
+            burn=burn,
+            front=front,
+        )
+    return None

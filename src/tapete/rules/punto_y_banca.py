@@ -7,7 +7,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from tapete.errors import Msg
-from tapete.rules.common import CommonRules, check_cut_card_depth
+from tapete.rules.common import CommonRules, check_burn_before_cut, check_cut_card_depth
 
 
 class PuntoYBancaRules(CommonRules):
@@ -47,6 +47,8 @@ class PuntoYBancaRules(CommonRules):
         """Regulation checks: pack, cut window, the fixed 5% commission and 8:1 tie."""
         out = super().violations()
         problem = check_cut_card_depth(self.cut_depth, self.pack_size)
+        if problem is None and isinstance(self.burn, int):
+            problem = check_burn_before_cut(self.burn, self.pack_size, self.cut_depth)
         if problem:
             out.append(problem)
         if self.commission_percent != 5:

@@ -21,6 +21,9 @@ SHOWDOWN_PAYTABLE: dict[str, int] = {
     "royal_flush": 250,
 }
 
+#: Art.8: at most seven players, one position each (three cards each, two community cards, exchanges).
+SEATS = 7
+
 #: rules.md §3 [A]: the bonus's default paytable (lower hands lose).
 DEFAULT_BONUS_PAYTABLE: dict[str, int] = {
     "royal_flush": 1000,
@@ -68,6 +71,19 @@ class ShowdownRules(CommonRules):
                     amount=self.pot_amount,
                     min=self.table_min,
                     max=self.table_max,
+                )
+            )
+        most = self.pack_size - (SEATS * 3 + 2 + SEATS * self.max_exchange)
+        if self.burn > most:
+            out.append(
+                Msg(
+                    f"burn={self.burn}: a full table can need {self.pack_size - most} of the pack's "
+                    f"{self.pack_size} cards in a round, so at most {most} can be burned",
+                    "err.rules.sp_burn",
+                    burn=self.burn,
+                    need=self.pack_size - most,
+                    pack=self.pack_size,
+                    most=most,
                 )
             )
         unknown = set(self.bonus_paytable) - set(SHOWDOWN_PAYTABLE) - {"royal_flush"}
