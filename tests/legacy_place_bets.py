@@ -1,7 +1,8 @@
 """`table.place_bets` as it was before its rewrite (commit 5fcbde2), copied verbatim with the helper it
 used, so that `tests/test_table_equivalence.py` can show the rewrite behaves the same on every bet list.
 
-Only the imports differ: `BetSpec`, `Box` and `RawBet` come from `tapete.table`, which keeps them."""
+Only the imports differ: `BetSpec`, `Box` and `RawBet` come from `tapete.table`, which keeps them; and
+the rules changed since are changed here too (marked), so that the comparison stays one of rewrites."""
 
 from __future__ import annotations
 
@@ -297,24 +298,30 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
             )
         )
     limit = 1 if one_box else spec.max_boxes_per_player
-    count: dict[str, int] = {}
-    # `boxes` is in the order the boxes were first named (a box is made by its first bet), so the
-    # holder's extra boxes are refused in naming order.
+    # Since the rewrite (a rule change, BJ Art.1ñ / M21 Art.1n): every postura a player takes part in is
+    # one of his hands, held or joined; counted in the order of his first entry on each box.
+    firsts = []
     for box in boxes.values():
-        count[box.holder] = count.get(box.holder, 0) + 1
-        if count[box.holder] > limit and box.first_index:
-            problems.append(
-                (
-                    min(box.first_index.values()),
-                    Msg(
-                        f"{box.holder} may hold {limit} box(es); seat {box.seat} is one more",
-                        "err.bet.too_many_boxes",
-                        player=box.holder,
-                        limit=limit,
-                        seat=box.seat,
-                    ),
+        for player in box.stakes:
+            mine = [i for (who, _), i in box.first_index.items() if who == player]
+            if mine:
+                firsts.append((min(mine), player, box))
+    count: dict[str, int] = {}
+    for first, player, box in sorted(firsts, key=lambda f: f[0]):
+        count[player] = count.get(player, 0) + 1
+        if count[player] > limit:
+            if player == box.holder:
+                text, key = (
+                    f"{player} may hold {limit} box(es); seat {box.seat} is one more",
+                    "err.bet.too_many_boxes",
                 )
-            )
+            else:
+                text = (
+                    f"{player} may play {limit} box(es), those he holds and those he joins; "
+                    f"joining seat {box.seat} is one more"
+                )
+                key = "err.bet.too_many_hands"
+            problems.append((first, Msg(text, key, player=player, limit=limit, seat=box.seat)))
     if problems:
         at, message = min(problems, key=lambda p: p[0])
         raise BadBet(message, at=at, key=message.key, **message.params)

@@ -548,6 +548,22 @@ def test_art1n_maximum_boxes_per_player(game: str) -> None:
     assert err.code == "bad_bet" and err.at == 2
 
 
+def test_art1n_maximum_hands_counts_the_boxes_a_player_joins(game: str) -> None:
+    """BJ Art.1ñ / M21 Art.1n: a hand (mano) is each postura a player takes part in, and the operator sets
+    how many one player may have: a box joined as a back-bettor is one, as a box held is."""
+    full = [bet(s, f"p{s}", 100) for s in range(1, 8)]
+    one = {"max_boxes_per_player": 1}
+    err = refused(DISTINCT, [*full, bet(2, "p1", 100)], rules=one, game=game)  # holds 1, joins 2
+    assert (err.code, err.at) == ("bad_bet", 7) and "joins" in err.message
+    err = refused(DISTINCT, [*full, bet(3, "eva", 100), bet(4, "eva", 100)], rules=one, game=game)
+    assert (err.code, err.at) == ("bad_bet", 8)  # joins two boxes where one is allowed
+    two = {"max_boxes_per_player": 2}
+    cards = ["Ts", "Th", "Td", "Tc", "Ks", "Kh", "Kd", "9s", "Qs", "Qh", "Qd", "Qc", "Js", "Jh", "Jd", "8s"]
+    stands = [act(s, "stand") for s in range(1, 8)]
+    out = scenario(cards, [*full, bet(2, "p1", 100)], stands, rules=two, game=game)
+    assert out["players"]["p1"]["staked"] == 200  # one box held and one joined: two hands
+
+
 @pytest.mark.parametrize("amount", [-100, 0, 10.5, "100", True])
 def test_art2a_bets_are_whole_positive_chip_amounts(game: str, amount: Any) -> None:
     err = refused(["Ts"] * 6, [bet(1, "ana", amount)], game=game)

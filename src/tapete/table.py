@@ -198,6 +198,8 @@ def check_entry(bets: Sequence[RawBet], at: int, spec: BetSpec) -> None:
         mine = _limit_refusals(player, spot, box.stakes[player][spot], plan)
         if player != box.holder and spec.back_same_spots and box.stakes.get(box.holder):
             mine += _off_the_holders_side(box, player, spot)
+        if player != box.holder and plan.most_boxes < spec.seats:  # a back-bet is one hand more
+            mine += [m for i, m in _too_many_boxes(boxes.values(), plan.most_boxes) if i == at]
     if mine:
         raise BadBet(mine[0], at=at, key=mine[0].key, **mine[0].params)
 
@@ -431,23 +433,40 @@ def _boxes_free(spec: BetSpec, taken: int) -> Msg:
 
 
 def _too_many_boxes(boxes: Iterable[Box], most: int) -> Iterator[_Problem]:
-    """BJ Art.1ñ: a holder holds at most `most` boxes (PyB Art.7b: one zone). The boxes are in naming
-    order (a box is made by its first bet), so the extra ones are refused in that order, each at its
-    first entry."""
-    held: dict[str, int] = {}
-    for box in boxes:
-        held[box.holder] = held.get(box.holder, 0) + 1
-        if held[box.holder] > most and box.first_index:
-            yield (
-                min(box.first_index.values()),
-                Msg(
-                    f"{box.holder} may hold {most} box(es); seat {box.seat} is one more",
-                    "err.bet.too_many_boxes",
-                    player=box.holder,
-                    limit=most,
-                    seat=box.seat,
-                ),
-            )
+    """BJ Art.1ñ / M21 Art.1n: a player has at most `most` hands, a hand being each postura he takes part
+    in ("posturas en que participa"): the boxes he holds and those he joins as a back-bettor (PyB Art.7b:
+    one zone). Counted in naming order (his first entry on each box); each extra one is refused there."""
+    firsts = sorted(
+        (min(i for (who, _), i in box.first_index.items() if who == player), player, box)
+        for box in boxes
+        for player in box.stakes
+        if any(who == player for who, _ in box.first_index)
+    )
+    hands: dict[str, int] = {}
+    for at, player, box in firsts:
+        hands[player] = hands.get(player, 0) + 1
+        if hands[player] > most:
+            yield at, _one_hand_more(player, most, box)
+
+
+def _one_hand_more(player: str, most: int, box: Box) -> Msg:
+    """Why `player`'s stake on `box` is one hand more than the operator's `most`."""
+    if player == box.holder:
+        return Msg(
+            f"{player} may hold {most} box(es); seat {box.seat} is one more",
+            "err.bet.too_many_boxes",
+            player=player,
+            limit=most,
+            seat=box.seat,
+        )
+    return Msg(
+        f"{player} may play {most} box(es), those he holds and those he joins; "
+        f"joining seat {box.seat} is one more",
+        "err.bet.too_many_hands",
+        player=player,
+        limit=most,
+        seat=box.seat,
+    )
 
 
 def round_settled(staked: dict[str, int], paid: dict[str, int], commission: int) -> dict[str, object]:

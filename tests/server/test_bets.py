@@ -88,6 +88,40 @@ def test_a_back_bet_is_refused_unless_every_box_is_taken_and_the_operator_allows
         assert not changed(before, snapshot(sql))
 
 
+def test_art1n_a_box_joined_counts_as_one_of_a_players_hands(api: Api, sql: sa.Engine) -> None:
+    """BJ Art.1ñ / M21 Art.1n: the operator's maximum counts every postura a player takes part in. ana
+    holds four boxes of four allowed: a request to join a fifth is bad_bet at once and nothing changes;
+    eva (three) joins one, and the holder's consent is refused once she would be over (a box taken)."""
+    table = full_table(api, max_boxes_per_player=4)
+    path = f"/api/tables/{table}/bets"
+    before = snapshot(sql)
+    error = refused(
+        api.as_("ana", "POST", path, json={"seat": 5, "spot": "main", "amount": 500}), 422, "bad_bet"
+    )
+    assert error["key"] == "err.bet.too_many_hands" and error["params"]["seat"] == 5
+    assert not changed(before, snapshot(sql))
+    first = api.as_("eva", "POST", path, json={"seat": 1, "spot": "main", "amount": 500}).json()
+    second = api.as_("eva", "POST", path, json={"seat": 2, "spot": "main", "amount": 500}).json()
+    assert first["status"] == second["status"] == "waiting"  # each alone is her fourth hand
+    answer = f"/api/tables/{table}/requests"
+    api.ok("ana", "POST", f"{answer}/{first['request']}", json={"accept": True})
+    before = snapshot(sql)
+    late = api.as_("ana", "POST", f"{answer}/{second['request']}", json={"accept": True})
+    assert refused(late, 422, "bad_bet")["key"] == "err.bet.too_many_hands"
+    assert not changed(before, snapshot(sql))
+    api.ok("ana", "DELETE", f"/api/tables/{table}/seats/4")  # a box frees: eva already plays four hands
+    before = snapshot(sql)
+    taken = api.as_("eva", "POST", f"/api/tables/{table}/seats", json={"seat": 4})
+    assert refused(taken, 422, "bad_bet")["key"] == "err.bet.too_many_boxes"
+    assert not changed(before, snapshot(sql))
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 4})
+    api.ok("ana", "POST", path, json={"seat": 4, "spot": "main", "amount": 1000})
+    api.ok("admin", "POST", f"/api/tables/{table}/deal")
+    recall = api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")
+    eva = [e["amount"] for e in recall["events"] if e["type"] == "stake" and e.get("player") == "eva"]
+    assert sum(eva) == 3500  # her three boxes and the one she joined
+
+
 def test_a_back_bet_on_a_table_no_longer_full_is_refused_at_the_deal(api: Api, sql: sa.Engine) -> None:
     """The holder of box 7 takes his bet back after luis's back-bet was accepted: the boxes are no longer
     all in play, so the deal is bad_bet and nothing moves; with box 7 bet again, it deals."""

@@ -466,7 +466,10 @@ async def take_seat(
             player=caller.name,
             zone=mine[0],
         )
-    if len(mine) >= spec.max_boxes_per_player:  # BJ Art.1ñ, M21 Art.1n: the operator's maximum
+    joined = set()  # BJ Art.1ñ, M21 Art.1n: a box he joined as a back-bettor is one of his hands too
+    if not spec.one_box_per_player and len(mine) < spec.max_boxes_per_player < spec.seats:
+        joined = {s for s, player, _, _ in await bets_in_order(db, table.id) if player == caller.name}
+    if len(mine) + len(joined - set(mine)) >= spec.max_boxes_per_player:  # the operator's maximum
         raise BadBet(
             f"{caller.name} may hold {spec.max_boxes_per_player} box(es); seat {number} is one more",
             key="err.bet.too_many_boxes",
