@@ -350,6 +350,8 @@ def cases(w: dict[str, int]) -> list[Case]:
         Case("admin", "GET", f"/api/events?since={2**70}"),
         Case("admin", "GET", "/api/no-such-thing", status=404, code="not_found"),
         Case("admin", "PUT", "/api/tables", body={}, status=405, code="bad_request"),
+        Case("admin", "POST", "/api/no-such-thing", body={}, status=404, code="not_found"),  # was 405
+        Case("admin", "GET", f"{bj}/deal", status=405, code="bad_request"),  # POST only; was 404
     ]
 
 

@@ -18,6 +18,7 @@ from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSock
 from fastapi import Path as InPath
 from fastapi.exceptions import RequestValidationError, WebSocketRequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from pydantic import (
     AfterValidator,
@@ -230,8 +231,9 @@ def create_app(casino: Casino) -> FastAPI:
         HTTP request would be, 400 bad_request with the error body (FastAPI closed it with a bare 403)."""
         await _refuse_socket(websocket, _malformed_request(exc.errors()))
 
-    app.include_router(router(casino))
-    app.include_router(words.router(casino))
+    routers = [router(casino), words.router(casino)]
+    for each in routers:
+        app.include_router(each)
     fastapi_document = app.openapi
     shaped: list[dict[str, Any]] = []
 
@@ -245,8 +247,31 @@ def create_app(casino: Casino) -> FastAPI:
     if STATIC.exists():
         from fastapi.staticfiles import StaticFiles
 
-        app.mount("/", StaticFiles(directory=STATIC, html=True), name="page")
+        routes = [route for each in routers for route in each.routes if isinstance(route, APIRoute)]
+        app.mount("/", _Page(routes, StaticFiles(directory=STATIC, html=True)), name="page")
     return app
+
+
+class _Page:
+    """The web page's files at "/", except under /api/: a path there that no route took is 404 whatever
+    the method, or 405 with the methods its route takes (the files' mount answered 405 to a POST of an
+    unknown path, and 404 to a GET of a POST-only one)."""
+
+    def __init__(self, routes: list[APIRoute], files: Any) -> None:
+        self.routes, self.files = routes, files
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/api/"):
+            allowed = sorted(
+                method
+                for route in self.routes
+                if route.path_regex.match(scope["path"])
+                for method in route.methods or ()
+            )
+            if allowed:
+                raise StarletteHTTPException(405, headers={"Allow": ", ".join(allowed)})
+            raise StarletteHTTPException(404)
+        await self.files(scope, receive, send)
 
 
 def _malformed_request(errors: Sequence[Any]) -> BadRequest:
