@@ -578,6 +578,15 @@ def test_art7_burn_leaves_the_cards_a_full_table_can_need() -> None:
         load_rules("showdown_poker", {"burn": 30, "max_exchange": 0})
 
 
+def test_a_showdown_pack_bound_is_not_said_to_be_the_regulations() -> None:
+    """One deck is rules.md's [A] and 1 to 8 the operator's range: the Showdown pages name no pack size,
+    so a refusal does not quote them (Black Jack's 4 to 8 is Art.2b's)."""
+    err = error_of(scenario(["7c 7d 9h"], "7s 9c", rules={"decks": 9}))
+    assert err.code == "invalid_rules" and "regulation" not in err.message and "1 to 8 decks" in err.message
+    with pytest.raises(InvalidRules, match="the regulation's pack is 4 to 8"):
+        load_rules("blackjack", {"decks": 9})
+
+
 def test_house_rules_text_shows_pot_and_bonus_in_both_languages() -> None:
     rules = load_rules(
         "showdown_poker", {"pot_bet": 250, "pot_commission_percent": 4, "payout_limit": 900000}

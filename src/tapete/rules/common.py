@@ -29,6 +29,8 @@ class CommonRules(BaseModel):
 
     game: ClassVar[str] = ""
     DECKS_RANGE: ClassVar[tuple[int, int]] = (4, 8)
+    #: whether the regulation itself bounds the pack (else the range is the operator's setting [A])
+    DECKS_RULED: ClassVar[bool] = True
 
     decks: int = Field(6, description="decks in the pack (BJ Art.2b: 4 to 8, the operator chooses)")
     table_min: int = Field(100, gt=0, description="least stake of a bettor on a spot, money units (Art.7)")
@@ -49,10 +51,13 @@ class CommonRules(BaseModel):
         out: list[str] = []
         lo, hi = self.DECKS_RANGE
         if not lo <= self.decks <= hi:
+            whose, key = (
+                ("the regulation's", "err.rules.decks") if self.DECKS_RULED else ("a", "err.rules.decks_a")
+            )
             out.append(
                 Msg(
-                    f"decks={self.decks}: the regulation's pack is {lo} to {hi} decks",
-                    "err.rules.decks",
+                    f"decks={self.decks}: {whose} pack is {lo} to {hi} decks",
+                    key,
                     decks=self.decks,
                     lo=lo,
                     hi=hi,

@@ -40,6 +40,7 @@ class ShowdownRules(CommonRules):
 
     game: ClassVar[str] = "showdown_poker"
     DECKS_RANGE: ClassVar[tuple[int, int]] = (1, 8)  # one deck by default [A]; an operator setting
+    DECKS_RULED: ClassVar[bool] = False  # the Showdown pages name no pack size
 
     decks: int = Field(1, description="one deck [A]")
     burn: int = Field(0, ge=0, description="cards burned after the cut [A: none; Art.7 names no burn]")
