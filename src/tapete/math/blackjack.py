@@ -402,7 +402,7 @@ def _cd_kernel(
             if t < 0:
                 b = _bust_value(avail, up, cnt, s, v, m, enhc)
                 h += p * b
-                dd += 2.0 * p * b
+                dd += p * (b - 1.0)  # the double's own stake is lost on the dealer-BJ branch too
             else:
                 h += p * best_out[t]
                 dd += 2.0 * p * stand_w[t]
@@ -798,6 +798,8 @@ class _Table:
     best: FloatArr
     play: BoolArr
     td_hit: FloatArr | None = None
+    #: a split hand carrying an extra stake: its bust is lost on the dealer-BJ branch too (rules.md §1)
+    bust_full: bool = False
 
 
 def _order_classes() -> list[int]:
@@ -871,8 +873,11 @@ def _dealt(
     return got
 
 
-def _build_table(st: _States, dealt: _Dealt, avail: IntArr, up: int, play: BoolArr, enhc: bool) -> _Table:
-    """Stand, hit and double values (W) of a table's hands from its dealer distributions."""
+def _build_table(
+    st: _States, dealt: _Dealt, avail: IntArr, up: int, play: BoolArr, enhc: bool, bust_full: bool = False
+) -> _Table:
+    """Stand, hit and double values (W) of a table's hands from its dealer distributions; `bust_full`
+    for a split hand whose whole stake is an extra one (a bust loses it on the dealer-BJ branch too)."""
     n = st.cnt.shape[0]
     stand = _stand_w(dealt.dist, st.tot, enhc)
     pbj = dealt.dist[:, _BJ].copy()
@@ -881,17 +886,22 @@ def _build_table(st: _States, dealt: _Dealt, avail: IntArr, up: int, play: BoolA
     dbl = np.zeros(n)
     best = stand.copy()
     play = play & feas
-    _cd_kernel(avail, up, st.cnt, st.ncards, st.trans, stand, feas, play, enhc, hit, dbl, best)
-    return _Table(avail, feas, stand, pbj, dealt.dist, hit, dbl, best, play)
+    full = enhc or bust_full
+    _cd_kernel(avail, up, st.cnt, st.ncards, st.trans, stand, feas, play, full, hit, dbl, best)
+    return _Table(avail, feas, stand, pbj, dealt.dist, hit, dbl, best, play, bust_full=bust_full)
 
 
-def _split_chain(q: list[float], a: list[float], e: list[float], resplits: int) -> float:
+def _split_chain(
+    q: list[float], a: list[float], e: list[float], resplits: int, a1: list[float], e1: list[float]
+) -> float:
     """W of a split into two hands that may grow by resplits, summed over hands.
 
     State (pending hands h, resplits left s); k = resplits done selects the composition. A pending hand
     draws its second card: a pair card (probability q[k]) with resplits left makes one more pending
     hand; otherwise the hand is played out, worth a[k] in total over non-pair second cards (e[k] when no
-    resplit is possible: every second card).
+    resplit is possible: every second card). The first hand keeps the original bet (a1, e1: its bust
+    costs nothing more on the dealer-BJ branch, where the original is lost anyway); every other hand's
+    stake is an extra one, lost on that branch when the hand busted (rules.md §1: busts are final).
     """
 
     @cache
@@ -906,7 +916,17 @@ def _split_chain(q: list[float], a: list[float], e: list[float], resplits: int) 
             val += q[k] * v(h + 1, s - 1)
         return val
 
-    return v(2, resplits)
+    @cache
+    def v1(h: int, s: int) -> float:  # the first of the h pending hands is the original bet's
+        k = resplits - s
+        if s == 0:
+            return e1[k] + (h - 1) * e[k]
+        val = a1[k] + (1.0 - q[k]) * v(h - 1, s)
+        if q[k] > 0.0:
+            val += q[k] * v1(h + 1, s - 1)
+        return val
+
+    return v1(2, resplits)
 
 
 def _pick(ranking: Sequence[Action], allowed: set[Action]) -> Action:
@@ -972,7 +992,8 @@ class _UpSolver:
         self.n0 = int(avail0.sum())
         reg_dealt = _dealt(cm.store, (up, -1, 0), st, trie, avail0, cm.reg_need, None, None)
         self.reg = _build_table(st, reg_dealt, avail0, up, cm.reg_play, cm.enhc)
-        self.split_tabs: dict[tuple[int, int], _Table] = {}
+        self.split_tabs: dict[tuple[int, int], _Table] = {}  # the hand that keeps the original bet
+        self.split_extra: dict[tuple[int, int], _Table] = {}  # the hands whose stake is an extra one
         self.resplits: dict[int, int] = {}
         if r.max_splits >= 1:
             for p in range(10):
@@ -994,6 +1015,11 @@ class _UpSolver:
                     # A hand c here has the shoe of hand c + p in the previous table (regular for k = 0).
                     src = _dealt(cm.store, (up, p, k), st, trie, av, need, src, src_idx)
                     self.split_tabs[(p, k)] = _build_table(st, src, av, up, play, cm.enhc)
+                    self.split_extra[(p, k)] = (
+                        self.split_tabs[(p, k)]
+                        if cm.enhc
+                        else _build_table(st, src, av, up, play, cm.enhc, bust_full=True)
+                    )
         self.deal: dict[tuple[int, int], float] = {}
         denom = self.n0 * (self.n0 - 1)
         for a, b in cm.two_idx:
@@ -1030,33 +1056,38 @@ class _UpSolver:
             return None
         rs = self.resplits[p]
         qs: list[float] = []
-        aa: list[float] = []
-        ee: list[float] = []
-        for k in range(rs + 1):
-            tab = self.split_tabs.get((p, k))
-            if tab is None:
-                qs.append(0.0)
-                aa.append(0.0)
-                ee.append(0.0)
-                continue
-            m = int(tab.avail.sum()) - 1
-            a_k = q_k = b_k = 0.0
-            for x in range(10):
-                num = int(tab.avail[x]) - (1 if x == p else 0)
-                if num <= 0:
+        values: dict[bool, tuple[list[float], list[float]]] = {}
+        for extra, tabs in ((False, self.split_tabs), (True, self.split_extra)):
+            aa: list[float] = []
+            ee: list[float] = []
+            qs = []
+            for k in range(rs + 1):
+                tab = tabs.get((p, k))
+                if tab is None:
+                    qs.append(0.0)
+                    aa.append(0.0)
+                    ee.append(0.0)
                     continue
-                px = num / m
-                val = px * (self.v2_td(tab, p, x) if td else self.v2_cd(tab, p, x))
-                if x == p:
-                    q_k = px
-                    b_k = val
-                else:
-                    a_k += val
-            qs.append(q_k)
-            aa.append(a_k)
-            ee.append(a_k + b_k)
+                m = int(tab.avail.sum()) - 1
+                a_k = q_k = b_k = 0.0
+                for x in range(10):
+                    num = int(tab.avail[x]) - (1 if x == p else 0)
+                    if num <= 0:
+                        continue
+                    px = num / m
+                    val = px * (self.v2_td(tab, p, x) if td else self.v2_cd(tab, p, x))
+                    if x == p:
+                        q_k = px
+                        b_k = val
+                    else:
+                        a_k += val
+                qs.append(q_k)
+                aa.append(a_k)
+                ee.append(a_k + b_k)
+            values[extra] = (aa, ee)
         resplit = self.resplit_pref[p] if td else True
-        return _split_chain(qs, aa, ee, rs if resplit else 0)
+        (a1, e1), (aa, ee) = values[False], values[True]
+        return _split_chain(qs, aa, ee, rs if resplit else 0, a1, e1)
 
     def v2_cd(self, tab: _Table, p: int, x: int) -> float:
         """W of a split hand p + x played composition-dependently (not resplit)."""
@@ -1158,7 +1189,7 @@ class _UpSolver:
                 policy,
                 v_reg,
             )
-            for tab in (reg, *self.split_tabs.values()):
+            for tab in (reg, *self.split_tabs.values(), *self.split_extra.values()):
                 th = np.zeros(n)
                 _td_eval_kernel(
                     tab.avail,
@@ -1171,7 +1202,7 @@ class _UpSolver:
                     tab.feas,
                     tab.play,
                     policy,
-                    cm.enhc,
+                    cm.enhc or tab.bust_full,
                     th,
                     np.zeros(n),
                 )
