@@ -133,7 +133,11 @@ def composition_tables(
 ) -> DecisionTables:
     """The analyzer's composition-dependent strategy (its ``house_edge_composition_dependent``): the
     best action by the exact values of the hand's cards, split hands by the split tables of the analysis
-    (the shoe less the up-card and the pair cards out so far), resplitting whenever allowed."""
+    (the shoe less the up-card and the pair cards out so far), resplitting whenever allowed. Every split
+    hand decides by the tables of the hand that keeps the original bet: a later hand's bust is lost to a
+    dealer Black Jack too (the analysis values it so), which against an Ace or a ten could make it stand a
+    hair more often; the tables have no place for the hand's rank, and the difference is far below what a
+    simulation resolves (the whole correction moved the edge by 0.0035 points)."""
     rules = BlackjackRules(decks=decks, surrender=surrender, max_splits=max_splits, resplit_aces=resplit_aces)
     shoe = shoe_counts(decks)
     cm = _make_common(rules, shoe, False)
