@@ -45,7 +45,7 @@ from tapete.games.turn import check_turn
 from tapete.memo import memo
 from tapete.money import Ratio, share, winnings
 from tapete.poker import JACK, POKER_RANK, Category, category, describe, significant_ranks, strength_of_ranks
-from tapete.rules.showdown import SHOWDOWN_PAYTABLE, ShowdownRules
+from tapete.rules.showdown import SEATS, SHOWDOWN_PAYTABLE, ShowdownRules
 from tapete.table import BetSpec, Box
 
 # Kinds of decision the dealer asks for (all offers: declined by silence).
@@ -221,7 +221,7 @@ class ShowdownRound(RoundBase):
         return BetSpec(
             spots=SPOTS,
             main_spot="bet",
-            seats=7,
+            seats=SEATS,
             back_spots=(),
             side_spots=("bonus",),
             required_spots=("bet", "pot"),

@@ -355,7 +355,8 @@ def _stand_w(dist: FloatArr, tot: IntArr, enhc: bool) -> FloatArr:
 
 @_jit
 def _bust_value(avail: IntArr, up: int, cnt: IntArr, s: int, v: int, m: int, enhc: bool) -> float:
-    """W of a hand that busts after drawing `v`: -1 on the no-BJ branch only (OBO), or -1 (ENHC)."""
+    """W of a hand that busts after drawing `v`: -1 on the no-BJ branch only (OBO), or -1 (`enhc`: the
+    ENHC rule, or a split hand whose whole stake is an extra one, lost on the dealer-BJ branch too)."""
     if enhc or (up != 0 and up != 9):
         return -1.0
     x = 9 if up == 0 else 0
@@ -1055,39 +1056,43 @@ class _UpSolver:
         if (p, 0) not in self.split_tabs:
             return None
         rs = self.resplits[p]
-        qs: list[float] = []
-        values: dict[bool, tuple[list[float], list[float]]] = {}
-        for extra, tabs in ((False, self.split_tabs), (True, self.split_extra)):
-            aa: list[float] = []
-            ee: list[float] = []
-            qs = []
-            for k in range(rs + 1):
-                tab = tabs.get((p, k))
-                if tab is None:
-                    qs.append(0.0)
-                    aa.append(0.0)
-                    ee.append(0.0)
-                    continue
-                m = int(tab.avail.sum()) - 1
-                a_k = q_k = b_k = 0.0
-                for x in range(10):
-                    num = int(tab.avail[x]) - (1 if x == p else 0)
-                    if num <= 0:
-                        continue
-                    px = num / m
-                    val = px * (self.v2_td(tab, p, x) if td else self.v2_cd(tab, p, x))
-                    if x == p:
-                        q_k = px
-                        b_k = val
-                    else:
-                        a_k += val
-                qs.append(q_k)
-                aa.append(a_k)
-                ee.append(a_k + b_k)
-            values[extra] = (aa, ee)
+        qs, a1, e1 = self._chain_terms(self.split_tabs, p, rs, td)
+        _, aa, ee = (qs, a1, e1) if self.cm.enhc else self._chain_terms(self.split_extra, p, rs, td)
         resplit = self.resplit_pref[p] if td else True
-        (a1, e1), (aa, ee) = values[False], values[True]
         return _split_chain(qs, aa, ee, rs if resplit else 0, a1, e1)
+
+    def _chain_terms(
+        self, tabs: dict[tuple[int, int], _Table], p: int, rs: int, td: bool
+    ) -> tuple[list[float], list[float], list[float]]:
+        """`_split_chain`'s terms from one kind of split table, for k = 0..rs resplits done: the chance
+        of a pair card (q), a hand's value over the other second cards (a) and over every one (e)."""
+        qs: list[float] = []
+        aa: list[float] = []
+        ee: list[float] = []
+        for k in range(rs + 1):
+            tab = tabs.get((p, k))
+            if tab is None:
+                qs.append(0.0)
+                aa.append(0.0)
+                ee.append(0.0)
+                continue
+            m = int(tab.avail.sum()) - 1
+            a_k = q_k = b_k = 0.0
+            for x in range(10):
+                num = int(tab.avail[x]) - (1 if x == p else 0)
+                if num <= 0:
+                    continue
+                px = num / m
+                val = px * (self.v2_td(tab, p, x) if td else self.v2_cd(tab, p, x))
+                if x == p:
+                    q_k = px
+                    b_k = val
+                else:
+                    a_k += val
+            qs.append(q_k)
+            aa.append(a_k)
+            ee.append(a_k + b_k)
+        return qs, aa, ee
 
     def v2_cd(self, tab: _Table, p: int, x: int) -> float:
         """W of a split hand p + x played composition-dependently (not resplit)."""
@@ -1189,7 +1194,8 @@ class _UpSolver:
                 policy,
                 v_reg,
             )
-            for tab in (reg, *self.split_tabs.values(), *self.split_extra.values()):
+            tabs = {id(t): t for t in (reg, *self.split_tabs.values(), *self.split_extra.values())}
+            for tab in tabs.values():  # under ENHC the two kinds of split table are the same ones
                 th = np.zeros(n)
                 _td_eval_kernel(
                     tab.avail,

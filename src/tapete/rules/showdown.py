@@ -74,15 +74,16 @@ class ShowdownRules(CommonRules):
                     max=self.table_max,
                 )
             )
-        most = self.pack_size - (SEATS * 3 + 2 + SEATS * self.max_exchange)
+        need = SEATS * (3 + self.max_exchange) + 2  # a full table's cards, replacements and community
+        most = self.pack_size - need
         if self.burn > most:
             out.append(
                 Msg(
-                    f"burn={self.burn}: a full table can need {self.pack_size - most} of the pack's "
+                    f"burn={self.burn}: a full table can need {need} of the pack's "
                     f"{self.pack_size} cards in a round, so at most {most} can be burned",
                     "err.rules.sp_burn",
                     burn=self.burn,
-                    need=self.pack_size - most,
+                    need=need,
                     pack=self.pack_size,
                     most=most,
                 )
