@@ -278,15 +278,29 @@ def test_the_betting_timer_returns_the_bets_it_cannot_deal_and_deals_the_rest(ap
     assert api.ok("admin", "GET", f"/api/tables/{alone}/rounds")["rounds"] == []
 
 
-def test_a_player_recalls_his_own_last_rounds_without_what_he_could_not_see(api: Api) -> None:
+def _live_showdown(api: Api) -> int:
+    """A live Showdown table with its dealer dora, ana on seat 1 and beto on seat 2."""
     api.user("dora", "dealer")
     api.user("ana", "player", chips=10_000)
     api.user("beto", "player", chips=10_000)
     table = api.table("showdown_poker", "live")
     for seat, who in ((1, "ana"), (2, "beto")):
         api.ok(who, "POST", f"/api/tables/{table}/seats", json={"seat": seat})
-        api.ok(who, "POST", f"/api/tables/{table}/bets", json={"seat": seat, "spot": "bet", "amount": 500})
-        api.ok(who, "POST", f"/api/tables/{table}/bets", json={"seat": seat, "spot": "pot", "amount": 100})
+    return table
+
+
+def _showdown_bets(api: Api, table: int) -> None:
+    """ana and beto each bet 500 with the pot bet of 100."""
+    for seat, who in ((1, "ana"), (2, "beto")):
+        for spot, amount in (("bet", 500), ("pot", 100)):
+            api.ok(
+                who, "POST", f"/api/tables/{table}/bets", json={"seat": seat, "spot": spot, "amount": amount}
+            )
+
+
+def test_a_player_recalls_his_own_last_rounds_without_what_he_could_not_see(api: Api) -> None:
+    table = _live_showdown(api)
+    _showdown_bets(api, table)
     api.ok("dora", "POST", f"/api/tables/{table}/deal")
     # ana As Ks Qs, beto 2d 7c 9h, community Jd 3c
     for card in ("As", "2d", "Jd", "Ks", "7c", "3c", "Qs", "9h"):
@@ -317,18 +331,10 @@ def test_art7_a_live_showdown_round_counts_its_cards_against_a_whole_deck(api: A
     against one full deck, so a card of the last round may come again whether or not the dealer reported
     the shuffle (it was refused as a second copy, and the round could only be voided). Within a round a
     second copy is still bad_cards; the count survives a restart (the runtime rebuilt from the records)."""
-    api.user("dora", "dealer")
-    api.user("ana", "player", chips=10_000)
-    api.user("beto", "player", chips=10_000)
-    table = api.table("showdown_poker", "live")
-    for seat, who in ((1, "ana"), (2, "beto")):
-        api.ok(who, "POST", f"/api/tables/{table}/seats", json={"seat": seat})
+    table = _live_showdown(api)
     cards = ("As", "2d", "Jd", "Ks", "7c", "3c", "Qs", "9h")
     for n in (1, 2):
-        for seat, who in ((1, "ana"), (2, "beto")):
-            for spot, amount in (("bet", 500), ("pot", 100)):
-                bet = {"seat": seat, "spot": spot, "amount": amount}
-                api.ok(who, "POST", f"/api/tables/{table}/bets", json=bet)
+        _showdown_bets(api, table)
         api.ok("dora", "POST", f"/api/tables/{table}/deal")
         for k, card in enumerate(cards):
             if n == 2 and k == 4:
