@@ -1,6 +1,8 @@
-"""The PostgreSQL pool pings only a connection that sat idle (not every checkout): one whose server
-process died while it was idle is replaced before a request sees it; one that died in the moment after
-its last use fails its statement, and the next checkout gets a live one."""
+"""Connections to PostgreSQL when its server processes die (what a restart does). The tables' store
+(`sql.Store`) pings only a connection that sat idle; one whose BEGIN fails is replaced before anything was
+asked of it, so the request never sees it; one that dies inside a transaction fails that transaction
+whole (`Unavailable`) and the next gets a live connection. SQLAlchemy's engine (the people's rows, the
+inspector) pings every checkout."""
 
 from __future__ import annotations
 
@@ -10,10 +12,12 @@ from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import text
-from sqlalchemy.exc import DBAPIError
 
 from tapete.server import db as dbmod
+from tapete.server import sql
 from tests.server.conftest import _pg_admin, postgres_database
+
+PID = sql.q("SELECT pg_backend_pid()")
 
 
 @pytest.fixture
@@ -33,45 +37,84 @@ def _kill_backends(database: str) -> int:
     return len(rows)
 
 
-async def _backend_pid(engine: object) -> int:
-    async with engine.connect() as conn:  # type: ignore[attr-defined]
-        return int((await conn.execute(text("SELECT pg_backend_pid()"))).scalar_one())
+async def _pid(store: sql.Store) -> int:
+    async with store.transaction(write=False) as tx:
+        return int(await tx.value(PID))
 
 
 def test_a_connection_that_died_while_idle_is_replaced_before_use(
     pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(dbmod, "PING_AFTER_IDLE_SECONDS", 0.2)
+    monkeypatch.setattr(sql, "PING_AFTER_IDLE_SECONDS", 0.2)
 
     async def run() -> None:
-        engine = dbmod.make_engine(pg_url)
+        store = sql.Store(pg_url)
         try:
-            first = await _backend_pid(engine)
+            first = await _pid(store)
             assert _kill_backends(pg_url.rsplit("/", 1)[1]) == 1
             time.sleep(0.3)  # idle longer than the threshold: pinged, found dead, replaced
-            second = await _backend_pid(engine)
-            assert second != first
+            assert await _pid(store) != first
         finally:
-            await engine.dispose()
+            await store.close()
 
     asyncio.run(run())
 
 
-def test_a_connection_just_used_is_not_pinged_and_a_dead_one_fails_once(
+def test_a_connection_just_used_is_not_pinged_and_one_dead_before_begin_is_replaced(
     pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(dbmod, "PING_AFTER_IDLE_SECONDS", 60.0)
+    monkeypatch.setattr(sql, "PING_AFTER_IDLE_SECONDS", 60.0)
 
     async def run() -> None:
-        engine = dbmod.make_engine(pg_url)
+        store = sql.Store(pg_url)
         try:
-            first = await _backend_pid(engine)
-            assert await _backend_pid(engine) == first  # the same connection, reused without a ping
+            first = await _pid(store)
+            assert await _pid(store) == first  # the same connection, reused without a ping
             assert _kill_backends(pg_url.rsplit("/", 1)[1]) == 1
-            with pytest.raises(DBAPIError) as failed:
-                await _backend_pid(engine)
-            assert failed.value.connection_invalidated
-            assert await _backend_pid(engine) != first  # the pool dropped it: the next one is new
+            assert await _pid(store) != first  # its BEGIN failed: replaced, nothing was asked of it
+        finally:
+            await store.close()
+
+    asyncio.run(run())
+
+
+def test_a_connection_that_dies_inside_a_transaction_fails_it_whole(pg_url: str) -> None:
+    """The server process dies between two statements of a transaction: the transaction is refused
+    (`Unavailable`), its first write is not there, and the next transaction runs on a live connection."""
+
+    async def run() -> None:
+        store = sql.Store(pg_url)
+        make = sql.q("CREATE TABLE IF NOT EXISTS t (x integer)")
+        write = sql.q("INSERT INTO t (x) VALUES (1)")
+        count = sql.q("SELECT count(*) FROM t")
+        try:
+            async with store.transaction() as tx:
+                await tx.run(make)
+            with pytest.raises(sql.Unavailable):
+                async with store.transaction() as tx:
+                    await tx.run(write)
+                    assert _kill_backends(pg_url.rsplit("/", 1)[1]) == 1
+                    await tx.run(write)
+            async with store.transaction(write=False) as tx:
+                assert await tx.value(count) == 0
+        finally:
+            await store.close()
+
+    asyncio.run(run())
+
+
+def test_the_people_s_engine_pings_every_checkout(pg_url: str) -> None:
+    async def run() -> None:
+        engine = dbmod.make_engine(pg_url)
+
+        async def pid() -> int:
+            async with engine.connect() as conn:
+                return int((await conn.execute(text("SELECT pg_backend_pid()"))).scalar_one())
+
+        try:
+            first = await pid()
+            assert _kill_backends(pg_url.rsplit("/", 1)[1]) == 1
+            assert await pid() != first  # pinged at once, found dead, replaced
         finally:
             await engine.dispose()
 

@@ -11,17 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.server import tables
 from tapete.server.accounts import Caller
 from tapete.server.app import Casino
-from tapete.server.models import CasinoTable
-from tapete.server.tables import TableRuntime
+from tapete.server.sql import Tx
+from tapete.server.tables import TableRow, TableRuntime
 from tests.server.conftest import fresh_database, settings_for
 from tests.server.support import serving
 
-Step = Callable[[AsyncSession, CasinoTable, TableRuntime], Awaitable[Any]]
+Step = Callable[[Tx, TableRow, TableRuntime], Awaitable[Any]]
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
@@ -56,17 +55,17 @@ async def _compare(url: str, tmp_path: Path, table: int, tokens: dict[str, str])
             assert pushed == read, (viewer.name, version)
 
     def seat(name: str, number: int) -> Step:
-        return lambda db, t, rt: tables.take_seat(db, t, rt, who[name], number)
+        return lambda tx, t, rt: tables.take_seat(tx, t, rt, who[name], number)
 
     def bet(name: str, number: int, amount: int) -> Step:
-        return lambda db, t, rt: tables.place_bet(db, t, rt, who[name], number, "main", amount)
+        return lambda tx, t, rt: tables.place_bet(tx, t, rt, who[name], number, "main", amount)
 
     for k in range(1, 8):  # every box taken: Black Jack allows back-bets then
         await step(seat(f"p{k}", k))
     await step(bet("p1", 1, 1_000))
     await step(bet("p2", 2, 2_500))
     await step(bet("p8", 1, 500))  # a back-bet request on p1's box: it waits for p1
-    await step(lambda db, t, rt: tables.deal(db, t, rt, "dora", a.key))
+    await step(lambda tx, t, rt: tables.deal(tx, t, rt, "dora", a.key))
     for _ in range(12):  # the holders stand (declining the offers) until the round ends
         rt = a.runtimes[table]
         pending = rt.round.pending if rt.round is not None else None
@@ -74,11 +73,11 @@ async def _compare(url: str, tmp_path: Path, table: int, tokens: dict[str, str])
             break
         holder = who[rt.holders[pending.seat]]
         action = {"seat": pending.seat, "action": "stand" if "stand" in pending.legal else "decline"}
-        await step(lambda db, t, rt, h=holder, x=action: tables.act(db, t, rt, h, x, a.key))
+        await step(lambda tx, t, rt, h=holder, x=action: tables.act(tx, t, rt, h, x, a.key))
     await step(bet("p1", 1, 1_000))  # the next round's first bet, after the settlement
     assert isinstance(who["p1"], Caller)
-    await a.engine.dispose()
-    await fresh.engine.dispose()
+    await a.dispose()
+    await fresh.dispose()
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
@@ -102,23 +101,23 @@ async def _same_bets(url: str, tmp_path: Path, table: int, tokens: dict[str, str
     who = {name: await a.caller(token) for name, token in tokens.items()}
 
     def bet(name: str, number: int, amount: int) -> Step:
-        return lambda db, t, rt: tables.place_bet(db, t, rt, who[name], number, "main", amount)
+        return lambda tx, t, rt: tables.place_bet(tx, t, rt, who[name], number, "main", amount)
 
     for k in range(1, 8):
-        await a.mutate(table, lambda db, t, rt, k=k: tables.take_seat(db, t, rt, who[f"p{k}"], k))
+        await a.mutate(table, lambda tx, t, rt, k=k: tables.take_seat(tx, t, rt, who[f"p{k}"], k))
     await a.mutate(table, bet("p3", 3, 1_500))
     asked = await a.mutate(table, bet("p8", 1, 500))  # a back-bet request on p1's box
     rid = asked["request"]
-    await a.mutate(table, lambda db, t, rt: tables.answer_request(db, t, rt, who["p1"], rid, True))
+    await a.mutate(table, lambda tx, t, rt: tables.answer_request(tx, t, rt, who["p1"], rid, True))
     for name, number, amount in (("p1", 1, 1_000), ("p2", 2, 2_000), ("p7", 7, 700)):
         await a.mutate(table, bet(name, number, amount))
     seen: dict[str, Any] = {}
 
-    async def compare(db: AsyncSession, t: CasinoTable, rt: TableRuntime) -> None:
-        assert tables.state_before(db) is not None  # the change starts from this process's snapshot
-        seen["snapshot"] = await tables._raw_bets(db, t.id)
-        db.sync_session.info.pop("state_before")
-        seen["database"] = await tables._raw_bets(db, t.id)
+    async def compare(tx: Tx, t: TableRow, rt: TableRuntime) -> None:
+        assert tables.state_before(tx) is not None  # the change starts from this process's snapshot
+        seen["snapshot"] = await tables._raw_bets(tx, t.id)
+        tx.info.pop("state_before")
+        seen["database"] = await tables._raw_bets(tx, t.id)
         raise tables.NoChange()
 
     await a.mutate(table, compare)
@@ -130,7 +129,7 @@ async def _same_bets(url: str, tmp_path: Path, table: int, tokens: dict[str, str
         (7, "p7"),
         (1, "p8"),
     ]
-    await a.engine.dispose()
+    await a.dispose()
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
@@ -151,9 +150,9 @@ def test_a_runtime_another_process_moved_catches_up_to_what_a_rebuild_gives(
         rebuilt: list[int] = []
         build = tables.build_runtime
 
-        async def counting(db: AsyncSession, t: CasinoTable, key: bytes) -> Any:
+        async def counting(tx: Tx, t: TableRow, key: bytes) -> Any:
             rebuilt.append(t.version)
-            return await build(db, t, key)
+            return await build(tx, t, key)
 
         monkeypatch.setattr(tables, "build_runtime", counting)
         asyncio.run(_alternate(url, tmp_path, table, tokens, rebuilt))
@@ -176,7 +175,7 @@ async def _alternate(
         casino = procs[turn % 2]
         had = casino.runtimes.get(table)
         before = len(rebuilt)
-        await casino.read(table, lambda db, t, rt: _noop())
+        await casino.read(table, lambda tx, t, rt: _noop())
         fn = make(casino.runtimes[table])
         if fn is None:
             return False
@@ -201,21 +200,21 @@ async def _alternate(
         hit = "hit" in pending.legal and len(rt.round.events) % 3  # type: ignore[union-attr]
         answer = "hit" if hit else ("stand" if "stand" in pending.legal else "decline")
         action = {"seat": pending.seat, "action": answer}
-        return lambda db, t, rt: tables.act(db, t, rt, holder, action, procs[0].key)
+        return lambda tx, t, rt: tables.act(tx, t, rt, holder, action, procs[0].key)
 
     for k in range(1, 8):
-        await step(lambda rt, k=k: lambda db, t, rt: tables.take_seat(db, t, rt, who[f"p{k}"], k))
+        await step(lambda rt, k=k: lambda tx, t, rt: tables.take_seat(tx, t, rt, who[f"p{k}"], k))
     for _ in range(3):  # three rounds: bets, the deal, every decision, each step on the other process
         for k in range(1, 8):
             await step(
-                lambda rt, k=k: lambda db, t, rt: tables.place_bet(db, t, rt, who[f"p{k}"], k, "main", 1_000)
+                lambda rt, k=k: lambda tx, t, rt: tables.place_bet(tx, t, rt, who[f"p{k}"], k, "main", 1_000)
             )
-        await step(lambda rt: lambda db, t, rt: tables.deal(db, t, rt, "dora", procs[0].key))
+        await step(lambda rt: lambda tx, t, rt: tables.deal(tx, t, rt, "dora", procs[0].key))
         while await step(decision):
             pass
     assert caught_up > 30 and decisions_caught_up > 5  # the bets, and the decisions in the middle of a round
     for casino in (*procs, fresh):
-        await casino.engine.dispose()
+        await casino.dispose()
 
 
 def rt_in_round(rt: TableRuntime) -> bool:

@@ -10,13 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.server import chain, tables
 from tapete.server.app import Casino
-from tapete.server.models import CasinoTable
-from tapete.server.tables import TableRuntime
+from tapete.server.sql import Tx
+from tapete.server.tables import TableRow, TableRuntime
 from tests.server.conftest import fresh_database, settings_for
 from tests.server.support import serving
 
@@ -49,26 +47,27 @@ def test_a_process_started_beside_a_playing_one_does_not_suspend_its_tables(
         a = Casino(settings_for(url, tmp_path / "a"))
         b = Casino(settings_for(url, tmp_path / "b"))
         await a.start()
-        real = chain.records
+        real = chain.load
         raced: list[asyncio.Task[Any]] = []
 
-        async def dealt(db: AsyncSession, t: CasinoTable, rt: TableRuntime) -> Any:
-            return await tables.deal(db, t, rt, "dora", a.key)
+        async def dealt(tx: Tx, t: TableRow, rt: TableRuntime) -> Any:
+            return await tables.deal(tx, t, rt, "dora", a.key)
 
-        async def records_with_a_deal_between(db: AsyncSession, table_id: int, **kw: Any) -> Any:
+        async def records_with_a_deal_between(tx: Tx, table_id: int, **kw: Any) -> Any:
             if not raced:  # A commits a deal now, while B checks the table (if it can: B may hold it)
                 raced.append(asyncio.create_task(a.mutate(table_id, dealt)))
                 await asyncio.sleep(0.5)
-            return await real(db, table_id, **kw)
+            return await real(tx, table_id, **kw)
 
-        monkeypatch.setattr(chain, "records", records_with_a_deal_between)
+        monkeypatch.setattr(chain, "load", records_with_a_deal_between)
         try:
             await b.start()
         finally:
-            monkeypatch.setattr(chain, "records", real)
+            monkeypatch.setattr(chain, "load", real)
         await asyncio.gather(*raced)
-        async with b.db() as db:
-            status = await db.scalar(select(CasinoTable.status).where(CasinoTable.id == table))
+        async with b.store.transaction(write=False) as tx:
+            found = await tx.one(tables.TABLE, {"id": table})
+            status = tables.row_of(found).status if found else None
         await a.stop()
         await b.stop()
         assert status is not None
@@ -91,14 +90,14 @@ def test_a_read_never_mixes_two_moments_of_a_table(
         real = tables.bets_in_order
         raced: list[bool] = []
 
-        async def bet(db: AsyncSession, t: CasinoTable, rt: TableRuntime) -> Any:
-            return await tables.place_bet(db, t, rt, p2, 2, "main", 500)
+        async def bet(tx: Tx, t: TableRow, rt: TableRuntime) -> Any:
+            return await tables.place_bet(tx, t, rt, p2, 2, "main", 500)
 
-        async def bets_with_a_bet_between(db: AsyncSession, table_id: int) -> Any:
+        async def bets_with_a_bet_between(tx: Tx, table_id: int) -> Any:
             if not raced:
                 raced.append(True)
                 await a.mutate(table, bet)  # committed before B reads the bets
-            return await real(db, table_id)
+            return await real(tx, table_id)
 
         monkeypatch.setattr(tables, "bets_in_order", bets_with_a_bet_between)
         try:
@@ -106,8 +105,8 @@ def test_a_read_never_mixes_two_moments_of_a_table(
         finally:
             monkeypatch.setattr(tables, "bets_in_order", real)
         after = await b.state_for(table, p2)
-        await a.engine.dispose()
-        await b.engine.dispose()
+        for casino in (a, b):
+            await casino.dispose()
         assert raced, "the bet was not placed in the middle of the read"
         return {"seen": seen, "after": after}
 

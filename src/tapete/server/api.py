@@ -31,6 +31,7 @@ from pydantic import (
     model_validator,
 )
 from sqlalchemy import select
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -40,10 +41,21 @@ from tapete.server.accounts import Caller
 from tapete.server.app import Casino, Idem, Replay, health, lifespan_of
 from tapete.server.config import VERSION
 from tapete.server.errors import Conflict, Forbidden, NotFound, Unauthorized, error_body, language, status_of
-from tapete.server.models import ROLES, BackBetRequest, Bet, CasinoTable, LedgerEntry, SignificantEvent, User
-from tapete.server.tables import TableRuntime
+from tapete.server.models import ROLES, CasinoTable, SignificantEvent, User
+from tapete.server.sql import Tx, Unavailable, q
+from tapete.server.tables import TableRow, TableRuntime
 
 STATIC = Path(__file__).resolve().parent / "static"
+_PLAYER = q("SELECT id, name FROM users WHERE name = :name AND role = 'player'")
+_PLAYERS = q(
+    "SELECT u.name, COALESCE(a.balance, 0) FROM users u"
+    " LEFT JOIN accounts a ON a.user_id = u.id AND a.kind = 'wallet' WHERE u.role = 'player' ORDER BY u.name"
+)
+_MOVEMENTS = q(
+    'SELECT e.id, e.kind, e.amount, e.balance_after, e.table_id, e.round_no, e."at" FROM ledger_entries e'
+    " JOIN accounts a ON a.id = e.account_id WHERE a.name = :name ORDER BY e.id DESC LIMIT 20",
+    times=[6],
+)
 
 
 #: the largest id or number a path or query may name: what the database's integer columns hold
@@ -206,6 +218,14 @@ def create_app(casino: Casino) -> FastAPI:
         return FastJSON(
             error_body(exc, language(request.headers.get("accept-language"))), status_code=status_of(exc)
         )
+
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(InterfaceError)
+    async def _database_away(request: Request, exc: Exception) -> JSONResponse:
+        """The people's rows or the inspector's read found the database away (restarting): refused whole,
+        503 unavailable, as a table's step is."""
+        err = Unavailable("the database did not answer: nothing was changed", key="err.api.unavailable")
+        return FastJSON(error_body(err, language(request.headers.get("accept-language"))), status_code=503)
 
     @app.exception_handler(RequestValidationError)
     async def _malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -383,11 +403,12 @@ def router(casino: Casino) -> APIRouter:
                 "role": user.role,
                 "previous_login": previous.isoformat().replace("+00:00", "Z") if previous else None,
             }
-            if user.role == "player":
-                balance, free = await ledger.available(db, user)
-                out["balance"] = balance
-                out["available"] = free
-            return out
+        if user.role == "player":
+            async with casino.store.transaction(write=False) as tx:
+                balance, free = await ledger.available(tx, ledger.Player(user.id, user.name))
+            out["balance"] = balance
+            out["available"] = free
+        return out
 
     @api.get("/api/me/rounds", tags=["people"])
     async def get_my_rounds(caller: Who) -> dict[str, Any]:
@@ -456,21 +477,21 @@ def router(casino: Casino) -> APIRouter:
         if body.amount < 1:
             raise BadRequest("an amount is a positive whole number of money units", key="err.api.amount")
 
-        async def run(db: AsyncSession) -> dict[str, Any]:
-            user = await db.scalar(select(User).where(User.name == body.player))
-            if user is None or user.role != "player":
+        async def run(tx: Tx) -> dict[str, Any]:
+            found = await tx.one(_PLAYER, {"name": body.player})
+            if found is None:
                 raise NotFound(f"no player {body.player}", key="err.api.no_player", name=body.player)
-            balance = await ledger.cashier(db, user, body.amount, out=out, actor=caller.name)
-            db.add(
-                SignificantEvent(
-                    kind="cash_out" if out else "buy_in",
-                    actor=caller.name,
-                    details={"player": user.name, "amount": body.amount, "balance": balance},
-                )
+            player = ledger.Player(*found)
+            balance = await ledger.cashier(tx, player, body.amount, out=out, actor=caller.name)
+            await tables.note(
+                tx,
+                "cash_out" if out else "buy_in",
+                actor=caller.name,
+                details={"player": player.name, "amount": body.amount, "balance": balance},
             )
-            return {"player": user.name, "balance": balance}
+            return {"player": player.name, "balance": balance}
 
-        return await guarded(caller, idem, lambda: casino.run(run, caller=caller, idem=idem))
+        return await guarded(caller, idem, lambda: casino.run_tx(run, caller=caller, idem=idem))
 
     @api.post("/api/cashier/buy-in", tags=["cashier"])
     async def post_buy_in(body: CashierBody, caller: Who, idem: IdemKey) -> Response:
@@ -486,42 +507,34 @@ def router(casino: Casino) -> APIRouter:
     async def get_player(name: PathName, caller: Who) -> dict[str, Any]:
         """A player's balance and his recent movements (cashier, admin, inspector)."""
         caller.need("cashier", "admin", "inspector")
-        async with casino.db() as db:
-            user = await db.scalar(select(User).where(User.name == name))
-            if user is None or user.role != "player":
+        async with casino.store.transaction(write=False, snapshot=True) as tx:
+            found = await tx.one(_PLAYER, {"name": name})
+            if found is None:
                 raise NotFound(f"no player {name}", key="err.api.no_player", name=name)
-            wallet = await ledger.wallet(db, user)
-            balance, free = await ledger.available(db, user)
-            rows = await db.scalars(
-                select(LedgerEntry)
-                .where(LedgerEntry.account_id == wallet.id)
-                .order_by(LedgerEntry.id.desc())
-                .limit(20)
-            )
-            moves = [
-                {
-                    "id": e.id,
-                    "kind": e.kind,
-                    "amount": e.amount,
-                    "balance_after": e.balance_after,
-                    "table": e.table_id,
-                    "round": e.round_no,
-                    "at": e.at.isoformat().replace("+00:00", "Z"),
-                }
-                for e in rows
-            ]
-            return {"player": name, "balance": balance, "available": free, "movements": moves}
+            player = ledger.Player(*found)
+            balance, free = await ledger.available(tx, player)
+            rows = await tx.all(_MOVEMENTS, {"name": f"wallet:{name}"})
+        moves = [
+            {
+                "id": entry_id,
+                "kind": kind,
+                "amount": amount,
+                "balance_after": after,
+                "table": table,
+                "round": round_no,
+                "at": at.isoformat().replace("+00:00", "Z"),
+            }
+            for entry_id, kind, amount, after, table, round_no, at in rows
+        ]
+        return {"player": name, "balance": balance, "available": free, "movements": moves}
 
     @api.get("/api/players", tags=["cashier"])
     async def get_players(caller: Who) -> dict[str, Any]:
         """Every player with his balance (cashier, admin, inspector)."""
         caller.need("cashier", "admin", "inspector")
-        async with casino.db() as db:
-            users = list(await db.scalars(select(User).where(User.role == "player").order_by(User.name)))
-            out = []
-            for user in users:
-                out.append({"name": user.name, "balance": (await ledger.wallet(db, user)).balance})
-            return {"players": out}
+        async with casino.store.transaction(write=False) as tx:
+            rows = await tx.all(_PLAYERS)
+        return {"players": [{"name": name, "balance": int(balance)} for name, balance in rows]}
 
     # -- tables ---------------------------------------------------------------------------------------
     @api.post("/api/tables", tags=["tables"], status_code=201)
@@ -529,29 +542,29 @@ def router(casino: Casino) -> APIRouter:
         """Open a table from a game, a mode and its settings, checked by the engine's rules (admin)."""
         caller.need("admin")
 
-        async def run(db: AsyncSession) -> dict[str, Any]:
+        async def run(tx: Tx) -> dict[str, Any]:
             table = await tables.open_table(
-                db, caller.name, body.name, body.game, body.mode, body.rules, casino.key
+                tx, caller.name, body.name, body.game, body.mode, body.rules, casino.key
             )
             return tables.table_json(table, [])
 
-        return FastJSON(await casino.run(run), status_code=201)
+        return FastJSON(await casino.run_tx(run), status_code=201)
 
     @api.get("/api/tables", tags=["tables"])
     async def get_tables(caller: Who) -> dict[str, Any]:
         """Every table with its game, mode, rules and seats taken."""
-        async with casino.db() as db:
-            rows = list(await db.scalars(select(CasinoTable).order_by(CasinoTable.id)))
-            return {"tables": [tables.table_json(t, await tables.seats_of(db, t.id)) for t in rows]}
+        async with casino.store.transaction(write=False, snapshot=True) as tx:
+            rows = [tables.row_of(found) for found in await tx.all(tables.ALL_TABLES)]
+            return {"tables": [tables.table_json(t, await tables.seats_of(tx, t.id)) for t in rows]}
 
     @api.get("/api/tables/{table_id}", tags=["tables"])
     async def get_table(table_id: Id, caller: Who) -> dict[str, Any]:
         """One table."""
-        async with casino.db() as db:
-            table = await db.get(CasinoTable, table_id)
-            if table is None:
+        async with casino.store.transaction(write=False, snapshot=True) as tx:
+            found = await tx.one(tables.TABLE, {"id": table_id})
+            if found is None:
                 raise NotFound(f"no table {table_id}", key="err.api.no_table", table=table_id)
-            return tables.table_json(table, await tables.seats_of(db, table.id))
+            return tables.table_json(tables.row_of(found), await tables.seats_of(tx, table_id))
 
     @api.patch("/api/tables/{table_id}", tags=["tables"])
     async def patch_table(table_id: Id, body: TableChange, caller: Who) -> dict[str, Any]:
@@ -560,21 +573,20 @@ def router(casino: Casino) -> APIRouter:
         if body.status not in ("open", "suspended", "closed") or not body.reason.strip():
             raise BadRequest("status is open, suspended or closed, with a reason", key="err.api.table_change")
 
-        async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
+        async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
             if body.status == "closed" and table.in_round:
                 raise Conflict("a table is closed between rounds", key="err.api.close_in_round")
             before = table.status
             table.status = body.status
             table.status_reason = body.reason
-            db.add(
-                SignificantEvent(
-                    kind=f"table_{body.status}",
-                    actor=caller.name,
-                    table_id=table.id,
-                    details={"from": before, "reason": body.reason},
-                )
+            await tables.note(
+                tx,
+                f"table_{body.status}",
+                actor=caller.name,
+                table_id=table.id,
+                details={"from": before, "reason": body.reason},
             )
-            return tables.table_json(table, await tables.seats_of(db, table.id))
+            return tables.table_json(table, await tables.seats_of(tx, table.id))
 
         changed: dict[str, Any] = await casino.mutate(table_id, run)
         return changed
@@ -588,14 +600,14 @@ def router(casino: Casino) -> APIRouter:
         table_id: int,
         caller: Caller,
         idem: Idem | None,
-        fn: Callable[[AsyncSession, CasinoTable, TableRuntime], Awaitable[Any]],
+        fn: Callable[[Tx, TableRow, TableRuntime], Awaitable[Any]],
         status: int = 200,
     ) -> Response:
-        async def answer(db: AsyncSession, rt: TableRuntime, result: Any, snap: state.Snapshot) -> Any:
+        async def answer(tx: Tx, rt: TableRuntime, result: Any, snap: state.Snapshot) -> Any:
             if isinstance(result, tables.StepResult):  # the state as committed: new seq, new deadline
                 me = snap.balances.get(caller.name)
                 if caller.role == "player" and me is None:
-                    me = (await state.balances(db, [caller.name])).get(caller.name)
+                    me = (await state.balances(tx, [caller.name])).get(caller.name)
                 return state.render(snap, rt, caller, me)
             return result
 
@@ -607,8 +619,8 @@ def router(casino: Casino) -> APIRouter:
     async def post_seat(table_id: Id, body: SeatBody, caller: Who, idem: IdemKey) -> Response:
         """Take a box or zone (players)."""
 
-        async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
-            seat = await tables.take_seat(db, table, rt, caller, body.seat)
+        async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
+            seat = await tables.take_seat(tx, table, rt, caller, body.seat)
             return {"table": table.id, "seat": seat, "holder": caller.name}
 
         return await play(table_id, caller, idem, run)
@@ -617,8 +629,8 @@ def router(casino: Casino) -> APIRouter:
     async def delete_seat(table_id: Id, seat: Id, caller: Who) -> dict[str, Any]:
         """Leave a box, between rounds (its holder)."""
 
-        async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
-            await tables.leave_seat(db, table, caller, seat)
+        async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
+            await tables.leave_seat(tx, table, caller, seat)
             return {"table": table.id, "seat": seat, "holder": None}
 
         changed: dict[str, Any] = await casino.mutate(table_id, run)
@@ -633,8 +645,8 @@ def router(casino: Casino) -> APIRouter:
         """A bet for the next round; on another's box, a back-bet request (202) that waits for him."""
         holder_status: dict[str, int] = {}
 
-        async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
-            out = await tables.place_bet(db, table, rt, caller, body.seat, body.spot, body.amount)
+        async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
+            out = await tables.place_bet(tx, table, rt, caller, body.seat, body.spot, body.amount)
             holder_status["status"] = 202 if "request" in out else 200
             return out
 
@@ -655,21 +667,12 @@ def router(casino: Casino) -> APIRouter:
         """Take back every bet the caller placed for the next round (before the deal; players)."""
         caller.need("player")
 
-        async def run(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> dict[str, Any]:
+        async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
             if table.in_round:
                 raise Conflict(
                     "bets are taken back before the deal", key="err.api.not_betting", round=table.round_no
                 )
-            from sqlalchemy import delete as sql_delete
-
-            await db.execute(sql_delete(Bet).where(Bet.table_id == table.id, Bet.user_id == caller.user_id))
-            await db.execute(
-                sql_delete(BackBetRequest).where(
-                    BackBetRequest.table_id == table.id,
-                    BackBetRequest.user_id == caller.user_id,
-                    BackBetRequest.status == "waiting",
-                )
-            )
+            await tables.take_back_bets(tx, table.id, caller.user_id)
             return {"table": table.id, "bets": []}
 
         changed: dict[str, Any] = await casino.mutate(table_id, run)
@@ -682,7 +685,7 @@ def router(casino: Casino) -> APIRouter:
             table_id,
             caller,
             idem,
-            lambda db, t, rt: tables.answer_request(db, t, rt, caller, rid, body.accept),
+            lambda tx, t, rt: tables.answer_request(tx, t, rt, caller, rid, body.accept),
         )
 
     @api.post("/api/tables/{table_id}/deal", tags=["play"])
@@ -690,7 +693,7 @@ def router(casino: Casino) -> APIRouter:
         """Close the bets ("no va más") and start the round (dealer, admin)."""
         caller.need("dealer", "admin")
         return await play(
-            table_id, caller, idem, lambda db, t, rt: tables.deal(db, t, rt, caller.name, casino.key)
+            table_id, caller, idem, lambda tx, t, rt: tables.deal(tx, t, rt, caller.name, casino.key)
         )
 
     @api.post("/api/tables/{table_id}/actions", tags=["play"])
@@ -698,7 +701,7 @@ def router(casino: Casino) -> APIRouter:
         """The holder's decision on his box: one of `state.pending.legal`."""
         raw = body.model_dump(exclude_none=True)
         return await play(
-            table_id, caller, idem, lambda db, t, rt: tables.act(db, t, rt, caller, raw, casino.key)
+            table_id, caller, idem, lambda tx, t, rt: tables.act(tx, t, rt, caller, raw, casino.key)
         )
 
     @api.post("/api/tables/{table_id}/cards", tags=["live"])
@@ -706,7 +709,7 @@ def router(casino: Casino) -> APIRouter:
         """The next card out of the physical shoe (dealer, live tables)."""
         raw = body.model_dump()
         return await play(
-            table_id, caller, idem, lambda db, t, rt: tables.post_card(db, t, rt, caller, raw, casino.key)
+            table_id, caller, idem, lambda tx, t, rt: tables.post_card(tx, t, rt, caller, raw, casino.key)
         )
 
     @api.post("/api/tables/{table_id}/procedures", tags=["live"])
@@ -715,7 +718,7 @@ def router(casino: Casino) -> APIRouter:
         reason), or cut_card (the cut card came out)."""
         raw = body.model_dump(exclude_none=True)
         return await play(
-            table_id, caller, idem, lambda db, t, rt: tables.procedure(db, t, rt, caller, raw, casino.key)
+            table_id, caller, idem, lambda tx, t, rt: tables.procedure(tx, t, rt, caller, raw, casino.key)
         )
 
     @api.post("/api/tables/{table_id}/corrections", tags=["live"])
@@ -723,7 +726,7 @@ def router(casino: Casino) -> APIRouter:
         """The dealer corrects the last card he entered, with a reason, before any decision on it."""
         raw = body.model_dump()
         return await play(
-            table_id, caller, idem, lambda db, t, rt: tables.correct(db, t, rt, caller, raw, casino.key)
+            table_id, caller, idem, lambda tx, t, rt: tables.correct(tx, t, rt, caller, raw, casino.key)
         )
 
     @api.post("/api/tables/{table_id}/void", tags=["live"])
@@ -731,14 +734,14 @@ def router(casino: Casino) -> APIRouter:
         """Ask to void the round in play (every stake returned); a second staff member confirms."""
         raw = body.model_dump()
         return await play(
-            table_id, caller, idem, lambda db, t, rt: tables.request_void(db, t, rt, caller, raw)
+            table_id, caller, idem, lambda tx, t, rt: tables.request_void(tx, t, rt, caller, raw)
         )
 
     @api.post("/api/tables/{table_id}/void/confirm", tags=["live"])
     async def post_void_confirm(table_id: Id, caller: Who, idem: IdemKey) -> Response:
         """A second staff member confirms the void."""
         return await play(
-            table_id, caller, idem, lambda db, t, rt: tables.confirm_void(db, t, rt, caller, casino.key)
+            table_id, caller, idem, lambda tx, t, rt: tables.confirm_void(tx, t, rt, caller, casino.key)
         )
 
     # -- the inspector ----------------------------------------------------------------------------------
@@ -820,7 +823,7 @@ def router(casino: Casino) -> APIRouter:
         numbered by the table's version; a client that reconnects with ``since`` gets the newest at once."""
         try:
             caller = await casino.caller(token)
-            await casino.read(table_id, lambda db, t, rt: _noop())
+            await casino.read(table_id, lambda tx, t, rt: _noop())
         except TapeteError as exc:
             await _refuse_socket(websocket, exc)
             return

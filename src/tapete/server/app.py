@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -20,7 +21,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import Table, bindparam, select, text, update
+from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -30,25 +31,27 @@ from tapete.server.accounts import Caller, authenticate, create_user, session_le
 from tapete.server.config import VERSION, Settings, load_shoe_key
 from tapete.server.db import make_engine, migrate, sessions
 from tapete.server.errors import Conflict, InsufficientFunds, NotFound
-from tapete.server.models import CasinoTable, IdempotencyKey, SignificantEvent, User, utcnow
+from tapete.server.models import User, utcnow
 from tapete.server.push import Broker, LocalBroker, RedisBroker
-from tapete.server.tables import TableRuntime
+from tapete.server.sql import Json, Store, Tx, Unavailable, Violation, q
+from tapete.server.tables import TableRow, TableRuntime, note
 
 log = logging.getLogger("tapete.server")
 T = TypeVar("T")
 
-TABLES = cast(Table, CasinoTable.__table__)
-#: a table's columns, as the ORM names them (a cached row is a dict of these)
-COLUMNS = tuple(attr.key for attr in CasinoTable.__mapper__.column_attrs)
 #: what tells whether a cached row is still the table's: every write of a table's row moves its version
-_FRESH = select(TABLES.c.version, TABLES.c.next_seq, TABLES.c.head_hash).where(TABLES.c.id == bindparam("id"))
-_FRESH_LOCKED = _FRESH.with_for_update()
-
-
-class Unavailable(TapeteError):
-    """The database did not answer (restarting, away): the request is refused whole; retry."""
-
-    code = "unavailable"
+_FRESH = q("SELECT version, next_seq, head_hash FROM tables WHERE id = :id")
+_FRESH_LOCKED = q("SELECT version, next_seq, head_hash FROM tables WHERE id = :id {lock}")
+_ANSWERED = q(
+    'SELECT fingerprint, status_code, body FROM idempotency_keys WHERE user_id = :user AND "key" = :key',
+    json=[2],
+)
+_ANSWER = q(
+    'INSERT INTO idempotency_keys (user_id, "key", fingerprint, status_code, body, created_at)'
+    " VALUES (:user, :key, :fingerprint, :status, :body, :at)"
+)
+_DUE = q("SELECT id FROM tables WHERE deadline_at <= :now ORDER BY id LIMIT 50 {skip_locked}")
+_PING = q("SELECT 1")
 
 
 @dataclass(frozen=True)
@@ -91,14 +94,17 @@ class Casino:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        #: SQLAlchemy's engine: the people's rows (users, sessions, logins) and the inspector's reads
         self.engine = make_engine(settings.database_url)
         self.db = sessions(self.engine)
+        #: the driver's connections: the tables, their rounds and the ledger (`sql`)
+        self.store = Store(settings.database_url)
         self.key = settings.shoe_key
         self.runtimes: dict[int, TableRuntime] = {}
         #: each table's state at the version this process last committed or read (pushes read no database)
         self.snapshots: dict[int, state.Snapshot] = {}
-        #: each table's row (column → value) as this process last committed or read it
-        self.rows: dict[int, dict[str, Any]] = {}
+        #: each table's row as this process last committed or read it
+        self.rows: dict[int, TableRow] = {}
         self.locks: dict[int, asyncio.Lock] = {}
         self.writer = asyncio.Lock()  # SQLite: one writer at a time
         self.broker: Broker = (
@@ -116,13 +122,12 @@ class Casino:
     async def start(self) -> None:
         """Connect the broker, check every table's chain head, start the timers."""
         await self.broker.start()
-        async with self.db() as db, db.begin():
-            query = select(CasinoTable).order_by(CasinoTable.id)
-            if self.postgres:  # another process may be playing: its next commit must not fall between
-                query = query.with_for_update()  # the table's row and its records as they are read
-            for table in list(await db.scalars(query)):
-                await self._check_head(db, table)
-            db.add(SignificantEvent(kind="server_started", details={"version": VERSION}))
+        async with self._write_lock(), self.store.transaction() as tx:
+            # another process may be playing: its next commit must not fall between the table's row and
+            # its records as they are read (PostgreSQL locks the rows it checks)
+            for found in await tx.all(tables.ALL_TABLES_LOCKED):
+                await self._check_head(tx, tables.row_of(found))
+            await note(tx, "server_started", details={"version": VERSION})
         self._timer = asyncio.create_task(self._timers())
 
     async def stop(self) -> None:
@@ -132,15 +137,20 @@ class Casino:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._timer
         with contextlib.suppress(Exception):
-            async with self.db() as db, db.begin():
-                db.add(SignificantEvent(kind="server_stopped", details={"version": VERSION}))
+            async with self._write_lock(), self.store.transaction() as tx:
+                await note(tx, "server_stopped", details={"version": VERSION})
         await self.broker.stop()
+        await self.dispose()
+
+    async def dispose(self) -> None:
+        """Close this process's connections to the database (both kinds)."""
+        await self.store.close()
         await self.engine.dispose()
 
-    async def _check_head(self, db: AsyncSession, table: CasinoTable) -> None:
+    async def _check_head(self, tx: Tx, table: TableRow) -> None:
         """A table whose chain head does not check (the last record's hash, its link, the table's head)
         is suspended until an administrator reopens it with a reason."""
-        rows = await chain.records(db, table.id, start=max(table.next_seq - 2, 0))
+        rows = await chain.load(tx, table.id, start=max(table.next_seq - 2, 0))
         reason = ""
         if table.next_seq == 0:
             reason = "records exist beyond the table's head" if rows else ""
@@ -151,102 +161,98 @@ class Casino:
         elif len(rows) == 2 and rows[1].prev != rows[0].hash:
             reason = f"record {rows[1].seq} does not link to the record before it"
         if reason and table.status != "suspended":
+            before = dataclasses.replace(table)
             table.status = "suspended"
             table.version += 1  # every process's cache of the table is now stale
             table.status_reason = f"chain check failed at start: {reason}"
             table.deadline_at = table.deadline_kind = table.deadline_version = None  # no timer plays
-            db.add(
-                SignificantEvent(
-                    kind="table_suspended", table_id=table.id, details={"reason": table.status_reason}
-                )
-            )
+            await tables.write_row(tx, table, before)
+            await note(tx, "table_suspended", table_id=table.id, details={"reason": table.status_reason})
         if table.in_round:
-            db.add(
-                SignificantEvent(kind="round_recovered", table_id=table.id, details={"round": table.round_no})
-            )
+            await note(tx, "round_recovered", table_id=table.id, details={"round": table.round_no})
 
     # -- transactions --------------------------------------------------------------------------------
-    async def run(
-        self,
-        fn: Callable[[AsyncSession], Awaitable[T]],
-        *,
-        caller: Caller | None = None,
-        idem: Idem | None = None,
-    ) -> T:
-        """One transaction that is not a table's (cashier, users): committed before the answer."""
+    async def run(self, fn: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        """One transaction of the people's rows (users, logins) through the ORM: committed before the
+        answer."""
         async with self._write_lock():
-            return await self._transact(fn, caller, idem)
+            try:
+                async with self.db() as db, db.begin():
+                    return await fn(db)
+            except IntegrityError:
+                raise Conflict("another request changed this first: try again", key="err.api.race") from None
+            except (OperationalError, DBAPIError) as exc:
+                raise Unavailable(
+                    "the database did not answer: nothing was changed", key="err.api.unavailable"
+                ) from exc
+
+    async def run_tx(
+        self, fn: Callable[[Tx], Awaitable[T]], *, caller: Caller | None = None, idem: Idem | None = None
+    ) -> T:
+        """One transaction that is not a table's step (the cashier, a table opened): committed before the
+        answer, its first answer kept under the request's Idempotency-Key."""
+        async with self._write_lock():
+            try:
+                async with self.store.transaction() as tx:
+                    if idem is not None and caller is not None:
+                        await self._replay(tx, caller, idem)
+                    result = await fn(tx)
+                    if idem is not None and caller is not None:
+                        await self._remember(tx, caller, idem, 200, _jsonable(result))
+                return result
+            except Violation as exc:
+                await self._refused_by_database(exc, caller, idem)
+                raise AssertionError("unreachable") from None
+
+    async def _refused_by_database(self, exc: Violation, caller: Caller | None, idem: Idem | None) -> None:
+        """What a constraint's refusal says to the caller (the transaction was rolled back): a wallet
+        below zero is insufficient_funds; the same Idempotency-Key committed by a request at the same
+        moment gives that request's answer; anything else is a race to try again."""
+        if "wallet_never_negative" in str(exc):
+            raise InsufficientFunds("the wallet cannot cover this", key="err.api.funds_db") from None
+        if (
+            caller is not None
+            and idem is not None
+            and ("one_answer_per_key" in str(exc) or "idempotency_keys" in str(exc))
+        ):
+            async with self.store.transaction(write=False) as tx:
+                await self._replay(tx, caller, idem)
+        raise Conflict("another request changed this first: try again", key="err.api.race") from None
 
     def _write_lock(self) -> Any:
         return self.writer if not self.postgres else contextlib.nullcontext()
 
-    async def _transact(
-        self, fn: Callable[[AsyncSession], Awaitable[T]], caller: Caller | None, idem: Idem | None
-    ) -> T:
-        try:
-            async with self.db() as db:
-                async with db.begin():
-                    if idem is not None and caller is not None:
-                        await self._replay(db, caller, idem)
-                    result = await fn(db)
-                    if idem is not None and caller is not None:
-                        db.add(
-                            IdempotencyKey(
-                                user_id=caller.user_id,
-                                key=idem.key,
-                                fingerprint=idem.fingerprint,
-                                status_code=200,
-                                body=_jsonable(result),
-                            )
-                        )
-                return result
-        except IntegrityError as exc:
-            if "wallet_never_negative" in str(exc):
-                raise InsufficientFunds("the wallet cannot cover this", key="err.api.funds_db") from None
-            if "one_answer_per_key" in str(exc) and caller is not None and idem is not None:
-                async with self.db() as db:
-                    await self._replay(db, caller, idem)
-            raise Conflict("another request changed this first: try again", key="err.api.race") from None
-        except (OperationalError, DBAPIError) as exc:
-            if isinstance(exc, IntegrityError):
-                raise
-            raise Unavailable(
-                "the database did not answer: nothing was changed", key="err.api.unavailable"
-            ) from exc
-
-    async def _replay(self, db: AsyncSession, caller: Caller, idem: Idem) -> None:
-        row = await db.scalar(
-            select(IdempotencyKey).where(
-                IdempotencyKey.user_id == caller.user_id, IdempotencyKey.key == idem.key
-            )
-        )
+    async def _replay(self, tx: Tx, caller: Caller, idem: Idem) -> None:
+        row = await tx.one(_ANSWERED, {"user": caller.user_id, "key": idem.key})
         if row is None:
             return
-        if row.fingerprint != idem.fingerprint:
+        fingerprint, status, body = row
+        if fingerprint != idem.fingerprint:
             raise Conflict(
                 "this Idempotency-Key was used for another request", key="err.api.idempotency_reused"
             )
-        raise Replay(row.status_code, row.body)
+        raise Replay(status, body)
+
+    @staticmethod
+    async def _remember(tx: Tx, caller: Caller, idem: Idem, status: int, body: Any) -> None:
+        await tx.run(
+            _ANSWER,
+            {
+                "user": caller.user_id,
+                "key": idem.key,
+                "fingerprint": idem.fingerprint,
+                "status": status,
+                "body": Json(body),
+                "at": utcnow(),
+            },
+        )
 
     async def remember_refusal(self, caller: Caller, idem: Idem, status: int, body: Any) -> None:
         """Keep a refused request's answer under its key, so that a retry gets it again."""
         with contextlib.suppress(Exception):
-            async with self._write_lock(), self.db() as db, db.begin():
-                existing = await db.scalar(
-                    select(IdempotencyKey.id).where(
-                        IdempotencyKey.user_id == caller.user_id, IdempotencyKey.key == idem.key
-                    )
-                )
-                if existing is None:
-                    db.add(
-                        IdempotencyKey(
-                            user_id=caller.user_id,
-                            key=idem.key,
-                            fingerprint=idem.fingerprint,
-                            status_code=status,
-                            body=body,
-                        )
-                    )
+            async with self._write_lock(), self.store.transaction() as tx:
+                if await tx.one(_ANSWERED, {"user": caller.user_id, "key": idem.key}) is None:
+                    await self._remember(tx, caller, idem, status, body)
 
     def lock(self, table_id: int) -> asyncio.Lock:
         """This process's lock of a table (the database row lock orders the processes)."""
@@ -255,62 +261,42 @@ class Casino:
             lock = self.locks[table_id] = asyncio.Lock()
         return lock
 
-    async def _table(self, db: AsyncSession, table_id: int, *, for_update: bool) -> CasinoTable:
-        """The table's row, locked for a change on PostgreSQL, as an object outside the session: a change
-        writes what it changed itself (`_write_row`). The row this process last saw is kept, and while
-        its version, chain length and head are the database's (one small query, the lock's), it is used
-        as it is: loading and flushing the ORM object was a third of a decision's database time. Every
-        write of a table's row moves its version, so a row another process changed is read anew."""
+    async def _table(self, tx: Tx, table_id: int, *, for_update: bool) -> TableRow:
+        """The table's row, locked for a change on PostgreSQL, as a copy a change may write: it writes
+        what it changed itself (`tables.write_row`). The row this process last saw is kept, and while its
+        version, chain length and head are the database's (one small query, the lock's), it is used as it
+        is. Every write of a table's row moves its version, so a row another process changed is read
+        anew."""
         cached = self.rows.get(table_id)
         if cached is not None:
-            fresh = _FRESH_LOCKED if for_update and self.postgres else _FRESH
-            found = (await db.execute(fresh, {"id": table_id})).first()
+            found = await tx.one(_FRESH_LOCKED if for_update else _FRESH, {"id": table_id})
             if found is None:
                 self.rows.pop(table_id, None)
                 raise NotFound(f"no table {table_id}", key="err.api.no_table", table=table_id)
-            if tuple(found) == (cached["version"], cached["next_seq"], cached["head_hash"]):
-                return CasinoTable(**cached)
-        query = select(CasinoTable).where(CasinoTable.id == table_id)
-        if for_update and self.postgres:
-            query = query.with_for_update()
-        table: CasinoTable | None = await db.scalar(query)
-        if table is None:
+            if found == (cached.version, cached.next_seq, cached.head_hash):
+                return dataclasses.replace(cached)
+        found = await tx.one(tables.TABLE_LOCKED if for_update else tables.TABLE, {"id": table_id})
+        if found is None:
             raise NotFound(f"no table {table_id}", key="err.api.no_table", table=table_id)
-        db.expunge(table)
-        self.rows[table_id] = self._row_of(table)
+        table = tables.row_of(found)
+        self.rows[table_id] = dataclasses.replace(table)
         return table
 
-    @staticmethod
-    def _row_of(table: CasinoTable) -> dict[str, Any]:
-        return {key: getattr(table, key) for key in COLUMNS}
-
-    async def _write_row(self, db: AsyncSession, table: CasinoTable) -> dict[str, Any]:
-        """The columns of the table's row the change moved, in one UPDATE; the row as it now is. (A JSON
-        column is changed by giving it a new value, never in place: the ORM would not have seen it either.)"""
-        row = self._row_of(table)
-        before = self.rows.get(table.id)
-        changed = {k: v for k, v in row.items() if before is None or before[k] != v}
-        changed.pop("id", None)
-        if changed:
-            conn = await db.connection()
-            await conn.execute(update(TABLES).where(TABLES.c.id == table.id).values(changed))
-        return row
-
-    async def _runtime(self, db: AsyncSession, table: CasinoTable, *, writable: bool) -> TableRuntime:
+    async def _runtime(self, tx: Tx, table: TableRow, *, writable: bool) -> TableRuntime:
         rt = self.runtimes.get(table.id)
         if rt is not None and rt.version == table.version:
             return rt
         if rt is not None:
-            if await tables.catch_up(db, table, rt):
+            if await tables.catch_up(tx, table, rt):
                 return rt
             self.runtimes.pop(table.id, None)  # it may have moved on the way: rebuilt whole
             self.snapshots.pop(table.id, None)
-        rt, owed = await tables.build_runtime(db, table, self.key)
+        rt, owed = await tables.build_runtime(tx, table, self.key)
         if owed and writable:  # a shoe recovered by reshuffling says so in the log
-            await chain.append(db, table, f"shoe-{table.round_no}", owed, "recovery")
+            await chain.append(tx, table, f"shoe-{table.round_no}", owed, "recovery")
             table.version += 1
             rt.made_at(table)  # if this rolls back, the chain it expects is not the table's: no catch-up
-            db.add(SignificantEvent(kind="shoe_recovered", table_id=table.id, details={"events": owed}))
+            await note(tx, "shoe_recovered", table_id=table.id, details={"events": owed})
         elif owed:  # a read cannot log the reshuffle it owes: not kept, so the next change logs it
             return rt
         self.runtimes[table.id] = rt
@@ -319,11 +305,11 @@ class Casino:
     async def mutate(
         self,
         table_id: int,
-        fn: Callable[[AsyncSession, CasinoTable, TableRuntime], Awaitable[T]],
+        fn: Callable[[Tx, TableRow, TableRuntime], Awaitable[T]],
         *,
         caller: Caller | None = None,
         idem: Idem | None = None,
-        then: Callable[[AsyncSession, TableRuntime, T, state.Snapshot], Awaitable[T]] | None = None,
+        then: Callable[[Tx, TableRuntime, T, state.Snapshot], Awaitable[T]] | None = None,
     ) -> T:
         """A change of one table: under its locks, in one transaction (events, their chain and the
         ledger together), its version moved, its timer set, its state's snapshot taken, committed, then
@@ -332,38 +318,32 @@ class Casino:
         async with self.lock(table_id), self._write_lock():
             version = 0
             snap: state.Snapshot | None = None
-            row: dict[str, Any] = {}
+            row: TableRow | None = None
             try:
-                async with self.db() as db, db.begin():
+                async with self.store.transaction() as tx:
                     if idem is not None and caller is not None:
-                        await self._replay(db, caller, idem)
-                    table = await self._table(db, table_id, for_update=True)
-                    rt = await self._runtime(db, table, writable=True)
+                        await self._replay(tx, caller, idem)
+                    table = await self._table(tx, table_id, for_update=True)
+                    start = dataclasses.replace(table)
+                    rt = await self._runtime(tx, table, writable=True)
                     before = self.snapshots.get(table_id)
                     if before is not None and before.version == table.version == rt.version:
-                        db.sync_session.info["state_before"] = before  # tables.state_before
-                    result = await fn(db, table, rt)
+                        tx.info["state_before"] = before  # tables.state_before
+                    result = await fn(tx, table, rt)
                     table.version += 1
                     rt.made_at(table)
-                    await tables.set_deadline(db, table, rt)
-                    row = await self._write_row(db, table)
+                    await tables.set_deadline(tx, table, rt)
+                    await tables.write_row(tx, table, start)
+                    row = dataclasses.replace(table)
                     version = table.version
-                    snap = await state.snapshot(db, table, rt, self.snapshots.get(table_id))
+                    snap = await state.snapshot(tx, table, rt, self.snapshots.get(table_id))
                     if then is not None:
-                        result = await then(db, rt, result, snap)
+                        result = await then(tx, rt, result, snap)
                     if idem is not None and caller is not None:
-                        db.add(
-                            IdempotencyKey(
-                                user_id=caller.user_id,
-                                key=idem.key,
-                                fingerprint=idem.fingerprint,
-                                status_code=200,
-                                body=_jsonable(result),
-                            )
-                        )
+                        await self._remember(tx, caller, idem, 200, _jsonable(result))
             except tables.NoChange:  # only the timers' sweep raises it, and reads None as "nothing fired"
                 kept, known = self.runtimes.get(table_id), self.rows.get(table_id)
-                if kept is not None and (known is None or kept.version != known["version"]):
+                if kept is not None and (known is None or kept.version != known.version):
                     self.runtimes.pop(table_id, None)  # it moved in what was rolled back (a shoe recovered)
                 return cast(T, None)  # nothing happened: nothing to commit, no new version, no push
             except BaseException as exc:
@@ -371,36 +351,22 @@ class Casino:
                 self.runtimes.pop(table_id, None)
                 self.snapshots.pop(table_id, None)
                 self.rows.pop(table_id, None)
-                if isinstance(exc, IntegrityError):
-                    if "wallet_never_negative" in str(exc):
-                        raise InsufficientFunds(
-                            "the wallet cannot cover this", key="err.api.funds_db"
-                        ) from None
-                    if "one_answer_per_key" in str(exc) and caller is not None and idem is not None:
-                        async with self.db() as db:
-                            await self._replay(db, caller, idem)
-                    raise Conflict(
-                        "another request changed this table first: try again", key="err.api.race"
-                    ) from None
-                if isinstance(exc, OperationalError | DBAPIError):
-                    raise Unavailable(
-                        "the database did not answer: nothing was changed", key="err.api.unavailable"
-                    ) from exc
+                if isinstance(exc, Violation):
+                    await self._refused_by_database(exc, caller, idem)
                 raise
-            if snap is not None:
+            if snap is not None and row is not None:
                 self.snapshots[table_id] = snap
                 self.rows[table_id] = row
         await self.broker.publish(table_id, version)
         return result
 
-    async def _consistent(self, db: AsyncSession) -> None:
+    def _reading(self) -> Any:
         """A read of a table in several statements sees one moment: on PostgreSQL its transaction is
         REPEATABLE READ (under READ COMMITTED another process's commit could fall between the table's row
         and its events, bets or seats, and a viewer would be shown a state that never was). A change
         needs none: it holds the table's row lock, so no other writer of the table commits meanwhile;
         SQLite is one process whose table lock orders its reads and writes."""
-        if self.postgres:
-            await db.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+        return self.store.transaction(write=False, snapshot=True)
 
     async def state_for(
         self, table_id: int, caller: Caller, *, at_least: int | None = None
@@ -419,35 +385,24 @@ class Casino:
                 me = snap.balances.get(caller.name)
                 if caller.role != "player" or me is not None:
                     return state.render(snap, rt, caller, me)
-            try:
-                async with self.db() as db:
-                    await self._consistent(db)
-                    table = await self._table(db, table_id, for_update=False)
-                    rt = await self._runtime(db, table, writable=False)
-                    snap = self.snapshots.get(table_id)
-                    if snap is None or snap.version != table.version:
-                        snap = await state.snapshot(db, table, rt)
-                        self.snapshots[table_id] = snap
-                    me = None
-                    if caller.role == "player":
-                        me = (await state.balances(db, [caller.name])).get(caller.name)
-                    return state.render(snap, rt, caller, me)
-            except (OperationalError, DBAPIError) as exc:
-                raise Unavailable("the database did not answer", key="err.api.unavailable") from exc
+            async with self._reading() as tx:
+                table = await self._table(tx, table_id, for_update=False)
+                rt = await self._runtime(tx, table, writable=False)
+                snap = self.snapshots.get(table_id)
+                if snap is None or snap.version != table.version:
+                    snap = await state.snapshot(tx, table, rt)
+                    self.snapshots[table_id] = snap
+                me = None
+                if caller.role == "player":
+                    me = (await state.balances(tx, [caller.name])).get(caller.name)
+                return state.render(snap, rt, caller, me)
 
-    async def read(
-        self, table_id: int, fn: Callable[[AsyncSession, CasinoTable, TableRuntime], Awaitable[T]]
-    ) -> T:
+    async def read(self, table_id: int, fn: Callable[[Tx, TableRow, TableRuntime], Awaitable[T]]) -> T:
         """A read of one table's committed state (its runtime rebuilt when another process moved it)."""
-        async with self.lock(table_id):
-            try:
-                async with self.db() as db:
-                    await self._consistent(db)
-                    table = await self._table(db, table_id, for_update=False)
-                    rt = await self._runtime(db, table, writable=False)
-                    return await fn(db, table, rt)
-            except (OperationalError, DBAPIError) as exc:
-                raise Unavailable("the database did not answer", key="err.api.unavailable") from exc
+        async with self.lock(table_id), self._reading() as tx:
+            table = await self._table(tx, table_id, for_update=False)
+            rt = await self._runtime(tx, table, writable=False)
+            return await fn(tx, table, rt)
 
     async def caller(self, token: str | None) -> Caller:
         """The caller of a token (Unauthorized otherwise). A session checked in the database is trusted
@@ -534,16 +489,13 @@ class Casino:
 
     async def fire_due(self) -> int:
         """One sweep: every due deadline answered; how many fired."""
-        async with self.db() as db:
-            query = select(CasinoTable.id).where(CasinoTable.deadline_at <= utcnow()).limit(50)
-            if self.postgres:
-                query = query.with_for_update(skip_locked=True)
-            due = list(await db.scalars(query))
+        async with self.store.transaction(write=False) as tx:
+            due = [table_id for (table_id,) in await tx.all(_DUE, {"now": utcnow()})]
         fired = 0
         for table_id in due:
 
-            async def fire(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> bool:
-                await tables.timer_step(db, table, rt, self.key)
+            async def fire(tx: Tx, table: TableRow, rt: TableRuntime) -> bool:
+                await tables.timer_step(tx, table, rt, self.key)
                 return True
 
             with contextlib.suppress(TapeteError):
@@ -561,24 +513,28 @@ async def bootstrap(casino: Casino, say: Callable[[str], None]) -> None:
     """The first start: the administrator (TAPETE_ADMIN_PASSWORD, else a generated password printed
     once); on a fresh embedded casino, also a demo player with chips and a Black Jack table."""
     settings = casino.settings
+    demo: tuple[ledger.Player, str] | None = None
     async with casino.db() as db, db.begin():
         admin = await db.scalar(select(User).where(User.name == "admin"))
         if admin is not None:
             return
         password = settings.admin_password or secrets.token_urlsafe(12)
         await create_user(db, "admin", password, "admin", actor="bootstrap", policy=False)
-        if settings.admin_password:
-            say("administrator: admin (password from TAPETE_ADMIN_PASSWORD)")
-            if len(settings.admin_password) < 8:  # the operator's own choice: taken, but said
-                say("warning: TAPETE_ADMIN_PASSWORD is shorter than 8 characters; choose a longer one")
-        else:
-            say(f"administrator: admin  password: {password}   (shown once: keep it)")
         if settings.demo_table:
             demo_password = secrets.token_urlsafe(9)
             player = await create_user(db, "demo", demo_password, "player", actor="bootstrap")
-            await ledger.cashier(db, player, 100_000, out=False, actor="bootstrap")
+            demo = ledger.Player(player.id, player.name), demo_password
+    if settings.admin_password:
+        say("administrator: admin (password from TAPETE_ADMIN_PASSWORD)")
+        if len(settings.admin_password) < 8:  # the operator's own choice: taken, but said
+            say("warning: TAPETE_ADMIN_PASSWORD is shorter than 8 characters; choose a longer one")
+    else:
+        say(f"administrator: admin  password: {password}   (shown once: keep it)")
+    if demo is not None:
+        async with casino.store.transaction() as tx:
+            await ledger.cashier(tx, demo[0], 100_000, out=False, actor="bootstrap")
             await tables.open_table(
-                db,
+                tx,
                 "bootstrap",
                 "Mesa 1 · Black Jack",
                 "blackjack",
@@ -586,7 +542,7 @@ async def bootstrap(casino: Casino, say: Callable[[str], None]) -> None:
                 {"betting_seconds": 15, "turn_seconds": 45},
                 casino.key,
             )
-            say(f"demo player: demo  password: {demo_password}  (S/ 1,000.00 in chips, a Black Jack table)")
+        say(f"demo player: demo  password: {demo[1]}  (S/ 1,000.00 in chips, a Black Jack table)")
 
 
 @asynccontextmanager
@@ -613,11 +569,11 @@ async def _bootstrap_then_dispose(casino: Casino, say: Callable[[str], None]) ->
     try:
         await bootstrap(casino, say)
     finally:
-        await casino.engine.dispose()
+        await casino.dispose()
 
 
 async def health(casino: Casino) -> dict[str, Any]:
     """``{"ok": true, "version"}`` once the database answers."""
-    async with casino.db() as db:
-        await db.execute(text("SELECT 1"))
+    async with casino.store.transaction(write=False) as tx:
+        await tx.value(_PING)
     return {"ok": True, "version": VERSION}

@@ -7,20 +7,44 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Table, insert, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.games.base import Event
 from tapete.log import GENESIS, canonical
-from tapete.server.models import CasinoTable, EventRecord, utcnow
+from tapete.server.models import EventRecord, utcnow
+from tapete.server.sql import Json, Tx, q
 
-#: the records' table, for a Core insert (the ORM's bulk insert machinery costs more per step)
-EVENTS = cast(Table, EventRecord.__table__)
+if TYPE_CHECKING:
+    from tapete.server.tables import TableRow
 
 
-def record_of(row: EventRecord) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Record:
+    """One record of a table's chain as the table's runtime reads it (an `EventRecord`'s fields)."""
+
+    seq: int
+    round: str
+    event: dict[str, Any]
+    prev: str
+    at: str
+    by: str | None
+    hash: str
+
+
+AnyRecord = Record | EventRecord
+_COLUMNS = 'seq, "round", event, prev, "at", "by", hash'
+_APPEND = q(
+    'INSERT INTO events (table_id, seq, "round", round_no, event, prev, "at", "by", hash)'
+    " VALUES (:table_id, :seq, :round, :round_no, :event, :prev, :at, :by, :hash)"
+)
+_OF_ROUND = q(f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND round_no = :r ORDER BY seq", json=[2])
+_FROM = q(f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND seq >= :s ORDER BY seq", json=[2])
+
+
+def record_of(row: AnyRecord) -> dict[str, Any]:
     """The chained record a row holds (what is hashed, and what an exported log line holds)."""
     return {
         "seq": row.seq,
@@ -39,15 +63,15 @@ def record_digest(record: dict[str, Any]) -> str:
 
 
 async def append(
-    db: AsyncSession,
-    table: CasinoTable,
+    tx: Tx,
+    table: TableRow,
     round_id: int | str,
     events: Sequence[Event],
     by: str | None,
-) -> list[EventRecord]:
+) -> list[Record]:
     """Chain `events` of round `round_id` onto the table's chain (its row must be locked by the caller's
     transaction); the table's next seq and head move with them."""
-    rows: list[EventRecord] = []
+    rows: list[Record] = []
     values: list[dict[str, Any]] = []
     at = utcnow().isoformat().replace("+00:00", "Z")
     for event in events:
@@ -60,31 +84,41 @@ async def append(
             "by": by,
         }
         digest = record_digest(record)
-        value = {
-            "table_id": table.id,
-            "seq": table.next_seq,
-            "round": str(round_id),
-            "round_no": round_id if isinstance(round_id, int) else None,
-            "event": event,
-            "prev": table.head_hash,
-            "at": at,
-            "by": by,
-            "hash": digest,
-        }
-        values.append(value)
-        rows.append(EventRecord(**value))  # what was written, for the caller (not in the session)
+        values.append(
+            {
+                "table_id": table.id,
+                "seq": table.next_seq,
+                "round": str(round_id),
+                "round_no": round_id if isinstance(round_id, int) else None,
+                "event": Json(event),
+                "prev": table.head_hash,
+                "at": at,
+                "by": by,
+                "hash": digest,
+            }
+        )
+        rows.append(Record(table.next_seq, str(round_id), event, table.head_hash, at, by, digest))
         table.next_seq += 1
         table.head_hash = digest
-    if values:  # one statement for the step's records; the table's row is written once, at the commit
-        with db.no_autoflush:
-            await db.execute(insert(EVENTS), values)
+    # one call for the step's records; the table's row is written once, at the end of the step
+    await tx.many(_APPEND, values)
     return rows
+
+
+async def load(tx: Tx, table_id: int, *, start: int = 0, round_id: int | None = None) -> list[Record]:
+    """The table's records in seq order (from seq `start`, or those of one round), for its runtime."""
+    if round_id is not None:
+        found = await tx.all(_OF_ROUND, {"t": table_id, "r": round_id})
+    else:
+        found = await tx.all(_FROM, {"t": table_id, "s": start})
+    return [Record(*row) for row in found]
 
 
 async def records(
     db: AsyncSession, table_id: int, *, start: int = 0, round_id: int | None = None
 ) -> list[EventRecord]:
-    """The table's records in seq order (from seq `start`, or those of one round)."""
+    """The table's records in seq order (from seq `start`, or those of one round), for the inspector's
+    reads through the ORM."""
     query = select(EventRecord).where(EventRecord.table_id == table_id)
     if round_id is not None:
         query = query.where(EventRecord.round_no == round_id)
@@ -110,7 +144,7 @@ class ChainReport:
         return {"ok": False, "first_bad": self.first_bad, "reason": self.reason, "records": self.records}
 
 
-def verify_records(rows: Iterable[EventRecord], head: str | None = None) -> ChainReport:
+def verify_records(rows: Iterable[AnyRecord], head: str | None = None) -> ChainReport:
     """Check every record's seq, link and hash, and that the chain ends at the table's `head`."""
     prev = GENESIS
     count = 0

@@ -9,14 +9,19 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import case, func, insert, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm.attributes import set_committed_value
-
 from tapete.server.errors import InsufficientFunds
-from tapete.server.models import Account, BackBetRequest, Bet, LedgerEntry, User, utcnow
+from tapete.server.models import utcnow
+from tapete.server.sql import Many, Tx, q
+
+
+@dataclass
+class Account:
+    """An account of the ledger as a step uses it: its id, name, kind and balance."""
+
+    id: int
+    name: str
+    kind: str
+    balance: int
 
 
 @dataclass(frozen=True)
@@ -31,47 +36,73 @@ class Move:
     seq: int | None = None
 
 
-async def _account(db: AsyncSession, name: str, kind: str, **owner: int) -> Account:
-    found = await db.scalar(select(Account).where(Account.name == name))
+@dataclass(frozen=True)
+class Player:
+    """A player as the ledger needs him (his id and name), without loading his user row."""
+
+    id: int
+    name: str
+
+
+_ACCOUNT = q("SELECT id, name, kind, balance FROM accounts WHERE name = :name")
+_ACCOUNTS = q("SELECT id, name, kind, balance FROM accounts WHERE name {in_names} ORDER BY id")
+_ACCOUNTS_LOCKED = q("SELECT id, name, kind, balance FROM accounts WHERE name {in_names} ORDER BY id {lock}")
+_NEW_ACCOUNT = q(
+    "INSERT INTO accounts (name, kind, user_id, table_id, balance)"
+    " VALUES (:name, :kind, :user_id, :table_id, 0) ON CONFLICT (name) DO NOTHING"
+)
+_USER_ID = q("SELECT id FROM users WHERE name = :name")
+_BALANCES_LOCKED = q("SELECT id, balance FROM accounts WHERE id {in_ids} ORDER BY id {lock}")
+_SET_BALANCE = q("UPDATE accounts SET balance = :balance WHERE id = :id")
+_ENTRY = q(
+    "INSERT INTO ledger_entries (txn, account_id, amount, balance_after, kind, table_id, round_no, player,"
+    ' spot, seq, actor, "at") VALUES (:txn, :account_id, :amount, :balance_after, :kind, :table_id,'
+    " :round_no, :player, :spot, :seq, :actor, :at)"
+)
+_LOCK_ONE = q("SELECT id FROM accounts WHERE name = :name {lock}")
+_AVAILABLE = q(
+    "SELECT balance,"
+    " (SELECT COALESCE(SUM(amount), 0) FROM bets WHERE user_id = :user),"
+    " (SELECT COALESCE(SUM(amount), 0) FROM back_bet_requests WHERE user_id = :user AND status = 'waiting')"
+    " FROM accounts WHERE name = :name"
+)
+
+
+async def _account(
+    tx: Tx, name: str, kind: str, user_id: int | None = None, table_id: int | None = None
+) -> Account:
+    found = await tx.one(_ACCOUNT, {"name": name})
     if found is not None:
-        return found
+        return Account(*found)
     # two first uses at once (the cage at a new casino's first buy-ins): one inserts, both use it
-    dialect = db.bind.dialect.name if db.bind is not None else "sqlite"
-    make = pg_insert if dialect == "postgresql" else sqlite_insert
-    await db.execute(
-        make(Account)
-        .values(name=name, kind=kind, balance=0, **owner)
-        .on_conflict_do_nothing(index_elements=["name"])
-    )
-    account = (await db.scalars(select(Account).where(Account.name == name))).one()
-    return account
+    await tx.run(_NEW_ACCOUNT, {"name": name, "kind": kind, "user_id": user_id, "table_id": table_id})
+    made = await tx.one(_ACCOUNT, {"name": name})
+    assert made is not None
+    return Account(*made)
 
 
-async def wallet(db: AsyncSession, user: User | int, name: str | None = None) -> Account:
+async def wallet(tx: Tx, user_id: int, name: str) -> Account:
     """The player's wallet (created on first use)."""
-    if isinstance(user, User):
-        return await _account(db, f"wallet:{user.name}", "wallet", user_id=user.id)
-    assert name is not None
-    return await _account(db, f"wallet:{name}", "wallet", user_id=user)
+    return await _account(tx, f"wallet:{name}", "wallet", user_id=user_id)
 
 
-async def cage(db: AsyncSession) -> Account:
+async def cage(tx: Tx) -> Account:
     """Where chips come from at a buy-in and go back at a cash-out."""
-    return await _account(db, "cage", "cage")
+    return await _account(tx, "cage", "cage")
 
 
-async def house(db: AsyncSession) -> Account:
+async def house(tx: Tx) -> Account:
     """The house's result: what it won (positive) or paid (negative), commissions included."""
-    return await _account(db, "house", "house")
+    return await _account(tx, "house", "house")
 
 
-async def table_account(db: AsyncSession, table_id: int) -> Account:
+async def table_account(tx: Tx, table_id: int) -> Account:
     """A table's chips in play: stakes come in when bets close, payouts leave at the round's end."""
-    return await _account(db, f"table:{table_id}", "table", table_id=table_id)
+    return await _account(tx, f"table:{table_id}", "table", table_id=table_id)
 
 
 async def post(
-    db: AsyncSession,
+    tx: Tx,
     moves: Sequence[Move],
     *,
     table_id: int | None = None,
@@ -80,58 +111,55 @@ async def post(
 ) -> None:
     """Write one transaction of entries (their amounts must sum to zero); each account's balance moves
     with its entry. A wallet that would go below zero is InsufficientFunds and nothing is written."""
-    await post_many(db, [moves], table_id=table_id, round_no=round_no, actor=actor)
+    await post_many(tx, [moves], table_id=table_id, round_no=round_no, actor=actor)
 
 
 async def post_many(
-    db: AsyncSession,
+    tx: Tx,
     transactions: Sequence[Sequence[Move]],
     *,
     table_id: int | None = None,
     round_no: int | None = None,
     actor: str | None = None,
 ) -> None:
-    """Write several transactions of entries at once (each sums to zero and has its own id): one
-    statement moves every account's balance, one writes every entry. A wallet that would go below zero
+    """Write several transactions of entries at once (each sums to zero and has its own id): the
+    accounts they move are locked and read in one statement (in id order, as every step locks them),
+    their new balances written in one call, every entry in one more. A wallet that would go below zero
     is InsufficientFunds and nothing is written (the database's check stands behind this one)."""
     for moves in transactions:
         if sum(m.amount for m in moves) != 0:
             raise ValueError(f"a ledger transaction must sum to zero, not {sum(m.amount for m in moves)}")
-    needs: dict[int, int] = {}
     delta: dict[int, int] = {}
     accounts: dict[int, Account] = {}
     for moves in transactions:
         for m in moves:
-            if m.account.kind == "wallet" and m.amount < 0:
-                needs[m.account.id] = needs.get(m.account.id, 0) - m.amount
             if m.amount:
                 delta[m.account.id] = delta.get(m.account.id, 0) + m.amount
                 accounts[m.account.id] = m.account
-    if needs:
-        rows = await db.execute(select(Account.id, Account.balance).where(Account.id.in_(list(needs))))
-        have = {account_id: balance for account_id, balance in rows.all()}
-        for account_id, need in needs.items():
-            balance = have.get(account_id)
-            if balance is None or balance < need:
-                owner = accounts[account_id].name.removeprefix("wallet:")
-                raise InsufficientFunds(
-                    f"{owner} has {balance or 0} and this takes {need}",
-                    key="err.api.funds",
-                    player=owner,
-                    balance=balance or 0,
-                    amount=need,
-                )
     if not delta:
         return
-    moved = await db.execute(
-        update(Account)
-        .where(Account.id.in_(list(delta)))
-        .values(balance=Account.balance + case(delta, value=Account.id, else_=0))
-        .returning(Account.id, Account.balance)
-        .execution_options(synchronize_session=False)
-    )
-    final = {account_id: balance for account_id, balance in moved.all()}
-    running = {account_id: final[account_id] - d for account_id, d in delta.items()}
+    have = dict(await tx.all(_BALANCES_LOCKED, {"ids": Many(sorted(delta))}))
+    for account_id, d in delta.items():
+        account = accounts[account_id]
+        balance = int(have.get(account_id, 0))
+        if account.kind == "wallet" and balance + d < 0:
+            owner = account.name.removeprefix("wallet:")
+            need = -sum(
+                m.amount
+                for moves in transactions
+                for m in moves
+                if m.account.id == account_id and m.amount < 0
+            )
+            raise InsufficientFunds(
+                f"{owner} has {balance} and this takes {need}",
+                key="err.api.funds",
+                player=owner,
+                balance=balance,
+                amount=need,
+            )
+    running = {account_id: int(have.get(account_id, 0)) for account_id in delta}
+    final = {account_id: running[account_id] + d for account_id, d in delta.items()}
+    await tx.many(_SET_BALANCE, [{"id": a, "balance": b} for a, b in final.items()])
     entries: list[dict[str, object]] = []
     at = utcnow()
     for moves in transactions:
@@ -156,30 +184,27 @@ async def post_many(
                     "at": at,
                 }
             )
-    for account_id, account in accounts.items():  # as committed: no second UPDATE at the next flush
-        set_committed_value(account, "balance", final[account_id])
-    if entries:
-        await db.execute(insert(LedgerEntry), entries)
+    for account_id, account in accounts.items():
+        account.balance = final[account_id]
+    await tx.many(_ENTRY, entries)
 
 
-async def wallets(db: AsyncSession, players: Iterable[str], *, lock: bool = False) -> dict[str, Account]:
+async def wallets(tx: Tx, players: Iterable[str], *, lock: bool = False) -> dict[str, Account]:
     """The wallets of `players` in one query (created for a player who has none yet); with `lock`, locked
     for the rest of the transaction all at once and in one order (by account id), as `lock_wallets`."""
     names = sorted({f"wallet:{p}" for p in players})
     if not names:
         return {}
-    query = select(Account).where(Account.name.in_(names)).order_by(Account.id)
-    if lock:
-        query = query.with_for_update()
-    found = {a.name.removeprefix("wallet:"): a for a in await db.scalars(query)}
+    rows = await tx.all(_ACCOUNTS_LOCKED if lock else _ACCOUNTS, {"names": Many(names)})
+    found = {row[1].removeprefix("wallet:"): Account(*row) for row in rows}
     for name in sorted({n.removeprefix("wallet:") for n in names} - set(found)):
-        user_id = await db.scalar(select(User.id).where(User.name == name))
+        user_id = await tx.value(_USER_ID, {"name": name})
         assert user_id is not None, f"no player {name}"
-        found[name] = await wallet(db, user_id, name)
+        found[name] = await wallet(tx, user_id, name)
     return found
 
 
-async def lock_wallets(db: AsyncSession, players: Iterable[str]) -> dict[str, int]:
+async def lock_wallets(tx: Tx, players: Iterable[str]) -> dict[str, int]:
     """Lock the wallets of `players` for the rest of the transaction, all at once and in one order (by
     account id), and give their balances. A table step that may move several players' chips (a deal, a
     decision, card or timer that ends a round, a void) takes them so before it moves any: two tables
@@ -188,24 +213,11 @@ async def lock_wallets(db: AsyncSession, players: Iterable[str]) -> dict[str, in
     names = sorted({f"wallet:{p}" for p in players})
     if not names:
         return {}
-    rows = await db.execute(
-        select(Account.name, Account.balance)
-        .where(Account.name.in_(names))
-        .order_by(Account.id)
-        .with_for_update()
-    )
-    return {name.removeprefix("wallet:"): balance for name, balance in rows.all()}
+    rows = await tx.all(_ACCOUNTS_LOCKED, {"names": Many(names)})
+    return {name.removeprefix("wallet:"): balance for _, name, _, balance in rows}
 
 
-@dataclass(frozen=True)
-class Player:
-    """A player as the ledger needs him (his id and name), without loading his user row."""
-
-    id: int
-    name: str
-
-
-async def available(db: AsyncSession, user: User | Player, *, lock: bool = False) -> tuple[int, int]:
+async def available(tx: Tx, user: Player, *, lock: bool = False) -> tuple[int, int]:
     """(balance, what he may still bet or cash out: the balance less what he has committed), in one
     statement (two with `lock`).
 
@@ -213,29 +225,23 @@ async def available(db: AsyncSession, user: User | Player, *, lock: bool = False
     (PostgreSQL's SELECT … FOR UPDATE; SQLite has one writer) as the balance and the commitments are
     read, so that bets at two tables, a cash-out and a decision taken at once cannot each spend the same
     free chips (each table's own lock does not order them)."""
-    bets = select(func.coalesce(func.sum(Bet.amount), 0)).where(Bet.user_id == user.id).scalar_subquery()
-    asks = (
-        select(func.coalesce(func.sum(BackBetRequest.amount), 0))
-        .where(BackBetRequest.user_id == user.id, BackBetRequest.status == "waiting")
-        .scalar_subquery()
-    )
+    name = f"wallet:{user.name}"
     if lock:  # the lock first, alone: on PostgreSQL a statement that waited for a row lock reads the
         # other tables as they were before it waited, so the commitments are read by the next statement
-        await db.execute(select(Account.id).where(Account.name == f"wallet:{user.name}").with_for_update())
-    query = select(Account.balance, bets, asks).where(Account.name == f"wallet:{user.name}")
-    row = (await db.execute(query)).first()
+        await tx.run(_LOCK_ONE, {"name": name})
+    row = await tx.one(_AVAILABLE, {"name": name, "user": user.id})
     if row is None:  # no wallet yet: nothing in it
         return 0, 0
     balance, committed_bets, committed_asks = (int(v or 0) for v in row)
     return balance, balance - committed_bets - committed_asks
 
 
-async def cashier(db: AsyncSession, user: User, amount: int, *, out: bool, actor: str) -> int:
+async def cashier(tx: Tx, user: Player, amount: int, *, out: bool, actor: str) -> int:
     """A buy-in (cage → wallet) or a cash-out (wallet → cage, never of chips committed to a bet);
     returns the new balance."""
-    account = await wallet(db, user)
+    account = await wallet(tx, user.id, user.name)
     if out:
-        balance, free = await available(db, user, lock=True)
+        balance, free = await available(tx, user, lock=True)
         if amount > free:
             raise InsufficientFunds(
                 f"{user.name} may cash out {free} (balance {balance}, the rest is on bets)",
@@ -245,10 +251,10 @@ async def cashier(db: AsyncSession, user: User, amount: int, *, out: bool, actor
                 free=free,
                 amount=amount,
             )
-    the_cage = await cage(db)
+    the_cage = await cage(tx)
     sign = -1 if out else 1
     await post(
-        db,
+        tx,
         [
             Move(account, sign * amount, "cash_out" if out else "buy_in", player=user.name),
             Move(the_cage, -sign * amount, "cash_out" if out else "buy_in", player=user.name),

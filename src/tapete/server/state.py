@@ -14,14 +14,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from tapete.games.base import Viewer
 from tapete.server import tables, words
 from tapete.server.accounts import Caller
-from tapete.server.models import Account, BackBetRequest, Bet, CasinoTable, RoundRow, User
-from tapete.server.tables import TableRuntime, bettors
+from tapete.server.sql import Many, Tx, q
+from tapete.server.tables import TableRow, TableRuntime, bettors
 
 
 @dataclass
@@ -45,25 +42,28 @@ class Snapshot:
     views: dict[str, tuple[Any, Any]] = field(default_factory=dict)
 
 
-async def balances(db: AsyncSession, names: Iterable[str]) -> dict[str, tuple[int, int]]:
+_BALANCES = q(
+    "SELECT u.name, COALESCE(a.balance, 0),"
+    " (SELECT COALESCE(SUM(b.amount), 0) FROM bets b WHERE b.user_id = u.id),"
+    " (SELECT COALESCE(SUM(r.amount), 0) FROM back_bet_requests r"
+    " WHERE r.user_id = u.id AND r.status = 'waiting')"
+    " FROM users u LEFT JOIN accounts a ON a.user_id = u.id AND a.kind = 'wallet' WHERE u.name {in_names}"
+)
+_REQUESTS = q(
+    "SELECT r.id, r.seat, r.spot, r.amount, r.status, u.name FROM back_bet_requests r"
+    " JOIN users u ON u.id = r.user_id WHERE r.table_id = :t AND r.status = 'waiting' ORDER BY r.id"
+)
+
+
+async def balances(tx: Tx, names: Iterable[str]) -> dict[str, tuple[int, int]]:
     """(balance, available) of each named player in one statement: his wallet less what he has committed
     and not yet staked (his bets waiting for a deal at every table, his back-bet requests still waiting);
     as `ledger.available` says it, for many players at once."""
     wanted = sorted(set(names))
     if not wanted:
         return {}
-    bets = select(func.coalesce(func.sum(Bet.amount), 0)).where(Bet.user_id == User.id).scalar_subquery()
-    asks = (
-        select(func.coalesce(func.sum(BackBetRequest.amount), 0))
-        .where(BackBetRequest.user_id == User.id, BackBetRequest.status == "waiting")
-        .scalar_subquery()
-    )
-    rows = await db.execute(
-        select(User.name, func.coalesce(Account.balance, 0), bets, asks)
-        .outerjoin(Account, (Account.user_id == User.id) & (Account.kind == "wallet"))
-        .where(User.name.in_(wanted))
-    )
-    return {name: (int(balance), int(balance) - int(b) - int(a)) for name, balance, b, a in rows.all()}
+    rows = await tx.all(_BALANCES, {"names": Many(wanted)})
+    return {name: (int(balance), int(balance) - int(b) - int(a)) for name, balance, b, a in rows}
 
 
 #: the tables each shared part of a snapshot comes from: a change that wrote none of them keeps that part
@@ -75,48 +75,34 @@ VOID = frozenset({"rounds"})
 MONEY = frozenset({"accounts", "ledger_entries", "bets", "back_bet_requests"})
 
 
-def touched(db: AsyncSession) -> set[str]:
-    """The tables this session's transaction wrote so far (`db.TrackedSession` keeps what it flushed
-    and executed), and those it is about to write (objects added, changed or deleted, not yet flushed)."""
-    session = db.sync_session
-    found: set[str] = set(session.info.get("touched", ()))
-    for obj in (*session.new, *session.dirty, *session.deleted):
-        name = getattr(obj, "__tablename__", None)
-        if name:
-            found.add(name)
-    return found
-
-
-async def snapshot(
-    db: AsyncSession, table: CasinoTable, rt: TableRuntime, previous: Snapshot | None = None
-) -> Snapshot:
+async def snapshot(tx: Tx, table: TableRow, rt: TableRuntime, previous: Snapshot | None = None) -> Snapshot:
     """The shared part of the table's state at its current version. The holders, the bets, the
     requests (a query each) and the balances (one) are those of `previous`, the version before, when
     this transaction wrote none of their tables: a decision that ends no round reads nothing more, a bet
     reads the bets and the balances again."""
-    wrote = touched(db)
-    hint: dict[str, Any] = db.sync_session.info.pop("snapshot_hint", None) or {}  # tables.hint_snapshot
+    wrote = tx.wrote
+    hint: dict[str, Any] = tx.info.pop("snapshot_hint", None) or {}  # tables.hint_snapshot
     last = previous if previous is not None and previous.table_id == table.id else None
     if last is not None and last.version != table.version - 1:
         last = None
-    holders = last.holders if last is not None and not wrote & HOLDERS else await _holders(db, table)
+    holders = last.holders if last is not None and not wrote & HOLDERS else await _holders(tx, table)
     if "bets" in hint:
         bets = hint["bets"]
     else:
         bets = (
-            last.bets if last is not None and not wrote & BETS else await tables.bets_in_order(db, table.id)
+            last.bets if last is not None and not wrote & BETS else await tables.bets_in_order(tx, table.id)
         )
     by_seat = last.by_seat if last is not None and bets is last.bets else tables.bets_by_seat(bets)
     if "requests" in hint:
         requests = hint["requests"]
     else:
-        requests = last.requests if last is not None and not wrote & REQUESTS else await _requests(db, table)
+        requests = last.requests if last is not None and not wrote & REQUESTS else await _requests(tx, table)
     if "void" in hint:
         void = hint["void"]
     elif not table.in_round:
         void = None
     else:
-        void = last.void if last is not None and not wrote & VOID else await _void(db, table)
+        void = last.void if last is not None and not wrote & VOID else await _void(tx, table)
     rnd = rt.round if table.in_round else rt.last
     in_play = bettors(rnd) if rnd is not None else set()
     people: set[str] = set(holders.values()) | {str(r["player"]) for r in requests} | in_play
@@ -125,7 +111,7 @@ async def snapshot(
     if last is not None and (told or not wrote & MONEY) and people <= set(last.balances) | set(told):
         money = {**last.balances, **told} if told else last.balances
     else:
-        money = await balances(db, people)
+        money = await balances(tx, people)
     spec = rt.cls.bet_spec(rt.rules)
     base: dict[str, Any] = {
         "table": {
@@ -163,43 +149,25 @@ async def snapshot(
     )
 
 
-async def _holders(db: AsyncSession, table: CasinoTable) -> dict[int, str]:
+async def _holders(tx: Tx, table: TableRow) -> dict[int, str]:
     """Each taken box's holder."""
-    return dict(await tables.seats_of(db, table.id))
+    return dict(await tables.seats_of(tx, table.id))
 
 
-async def _void(db: AsyncSession, table: CasinoTable) -> dict[str, str] | None:
+async def _void(tx: Tx, table: TableRow) -> dict[str, str] | None:
     """The void asked for the round in play and not yet confirmed (who asked, why), or None."""
-    row = (
-        await db.execute(
-            select(RoundRow.void_requested_by, RoundRow.void_reason).where(
-                RoundRow.table_id == table.id, RoundRow.round_no == table.round_no
-            )
-        )
-    ).first()
+    row = await tx.one(tables.ROUND_VOID, {"t": table.id, "n": table.round_no})
     if row is None or row[0] is None:
         return None
     return {"requested_by": row[0], "reason": row[1] or ""}
 
 
-async def _requests(db: AsyncSession, table: CasinoTable) -> list[dict[str, Any]]:
+async def _requests(tx: Tx, table: TableRow) -> list[dict[str, Any]]:
     """The back-bet requests waiting for a holder's answer."""
-    rows = await db.execute(
-        select(
-            BackBetRequest.id,
-            BackBetRequest.seat,
-            BackBetRequest.spot,
-            BackBetRequest.amount,
-            BackBetRequest.status,
-            User.name,
-        )
-        .join(User, User.id == BackBetRequest.user_id)
-        .where(BackBetRequest.table_id == table.id, BackBetRequest.status == "waiting")
-        .order_by(BackBetRequest.id)
-    )
+    rows = await tx.all(_REQUESTS, {"t": table.id})
     return [
         {"request": rid, "seat": seat, "player": name, "spot": spot, "amount": amount, "status": status}
-        for rid, seat, spot, amount, status, name in rows.all()
+        for rid, seat, spot, amount, status, name in rows
     ]
 
 

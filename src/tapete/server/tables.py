@@ -10,13 +10,11 @@ built at: any process can take any request, rebuilding what it does not have.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
-from typing import TYPE_CHECKING, Any, cast
-
-from sqlalchemy import Table, delete, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 from tapete.cards import NAMES, Card, parse_card
 from tapete.dealer import DealerEntered
@@ -25,24 +23,15 @@ from tapete.games import GAMES, round_class
 from tapete.games.base import CARD, Action, Dealt, Decision, Event, Round, RoundType, Viewer
 from tapete.games.punto_y_banca import next_shoe_holder
 from tapete.i18n import LANGUAGES
-from tapete.log import canonical, rebuild
+from tapete.log import GENESIS, canonical, rebuild
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
 from tapete.server import chain, ledger
 from tapete.server.accounts import Caller
+from tapete.server.chain import AnyRecord, Record
 from tapete.server.errors import Conflict, Forbidden, InsufficientFunds, NotFound, error_body
-from tapete.server.models import (
-    BackBetRequest,
-    Bet,
-    CasinoTable,
-    EventRecord,
-    RoundRow,
-    SealedShoe,
-    Seat,
-    SignificantEvent,
-    User,
-    utcnow,
-)
+from tapete.server.models import utcnow
+from tapete.server.sql import Json, Tx, q
 from tapete.session import make_shoe
 from tapete.shoe import SecureRandom, Shoe, burn_count, open_shoe, seal_shoe
 from tapete.table import RawBet, check_entry, place_bets
@@ -54,14 +43,136 @@ if TYPE_CHECKING:
 SERVER_KEYS = ("turn_seconds", "betting_seconds")
 #: events the server writes inside a round that the engine does not (left out when the round is rebuilt)
 SERVER_EVENTS = frozenset({"correction"})
-BETS = cast(Table, Bet.__table__)
-ROUNDS = cast(Table, RoundRow.__table__)
 #: the longest turn or betting time a table may set (a day): a deadline must be a time the clock can
 #: reach (a larger one overflowed the deadline's date; NaN passed the old "positive" check)
 MAX_SECONDS = 86_400
 LIVE_PROCEDURES = ("new_pack", "shuffle", "cut", "burn", "deck_change", "cut_card")
 #: what a payout's outcome is called in the ledger
 PAYOUT_KIND = {"win": "payout", "push": "return", "returned": "return", "surrender": "return"}
+
+
+# ------------------------------------------------------------------------------------------ the row
+@dataclass
+class TableRow:
+    """A table's row (`models.CasinoTable`'s columns) as a step reads and changes it: its game, mode and
+    settings, its state version (what pushes are numbered by), its chain's head, the round in play, the
+    timer that may be running."""
+
+    id: int
+    name: str
+    game: str
+    mode: str
+    rules: dict[str, Any]
+    turn_seconds: float | None
+    betting_seconds: float | None
+    status: str
+    status_reason: str | None
+    version: int
+    next_seq: int
+    head_hash: str
+    round_no: int
+    in_round: bool
+    shuffle_no: int
+    deadline_at: datetime | None
+    deadline_kind: str | None
+    deadline_version: int | None
+    pending_shoe_events: dict[str, Any] | None
+    created_at: datetime | None
+
+
+#: the row's columns, in the dataclass's order (a step writes back those it changed)
+COLUMNS = tuple(TableRow.__dataclass_fields__)
+_JSON_COLUMNS = ("rules", "pending_shoe_events")
+_SELECT_TABLE = f"SELECT {', '.join(COLUMNS)} FROM tables"
+_ROW_TYPES: dict[str, Any] = {
+    "json": [COLUMNS.index(c) for c in _JSON_COLUMNS],
+    "times": [COLUMNS.index("deadline_at"), COLUMNS.index("created_at")],
+    "bools": [COLUMNS.index("in_round")],
+}
+TABLE = q(_SELECT_TABLE + " WHERE id = :id", **_ROW_TYPES)
+TABLE_LOCKED = q(_SELECT_TABLE + " WHERE id = :id {lock}", **_ROW_TYPES)
+ALL_TABLES = q(_SELECT_TABLE + " ORDER BY id", **_ROW_TYPES)
+ALL_TABLES_LOCKED = q(_SELECT_TABLE + " ORDER BY id {lock}", **_ROW_TYPES)
+_NEW_TABLE = q(
+    "INSERT INTO tables (name, game, mode, rules, turn_seconds, betting_seconds, status, version, next_seq,"
+    " head_hash, round_no, in_round, shuffle_no, created_at) VALUES (:name, :game, :mode, :rules,"
+    " :turn_seconds, :betting_seconds, 'open', 0, 0, :head, 0, :no, 0, :at) RETURNING id"
+)
+_NEW_SHOE = q(
+    "INSERT INTO shoes (table_id, shuffle_no, from_seq, sealed, created_at)"
+    " VALUES (:table_id, :shuffle_no, :from_seq, :sealed, :at)"
+)
+_LAST_SHOE = q(
+    "SELECT shuffle_no, from_seq, sealed FROM shoes WHERE table_id = :t ORDER BY shuffle_no DESC LIMIT 1"
+)
+_NOTE = q(
+    'INSERT INTO significant_events ("at", kind, actor, table_id, details)'
+    " VALUES (:at, :kind, :actor, :table_id, :details)"
+)
+_SEATS = q(
+    "SELECT s.seat, u.name FROM seats s JOIN users u ON u.id = s.user_id"
+    " WHERE s.table_id = :t ORDER BY s.seat"
+)
+_SEAT = q("SELECT id, user_id FROM seats WHERE table_id = :t AND seat = :seat")
+_TAKE_SEAT = q("INSERT INTO seats (table_id, seat, user_id, taken_at) VALUES (:t, :seat, :user, :at)")
+_FREE_SEAT = q("DELETE FROM seats WHERE id = :id")
+_BETS = q(
+    "SELECT b.seat, u.name, b.spot, b.amount FROM bets b JOIN users u ON u.id = b.user_id"
+    " WHERE b.table_id = :t ORDER BY b.id"
+)
+_NEW_BET = q(
+    "INSERT INTO bets (table_id, seat, user_id, spot, amount, placed_at)"
+    " VALUES (:t, :seat, :user, :spot, :amount, :at) RETURNING id"
+)
+_FIRST_BET_AT = q("SELECT placed_at FROM bets WHERE table_id = :t ORDER BY placed_at LIMIT 1", times=[0])
+_DROP_BETS = q("DELETE FROM bets WHERE table_id = :t")
+_DROP_SEAT_BETS = q("DELETE FROM bets WHERE table_id = :t AND seat = :seat")
+_DROP_PLAYER_BETS = q("DELETE FROM bets WHERE table_id = :t AND user_id = :user")
+_DROP_PLAYER_SEAT_BETS = q("DELETE FROM bets WHERE table_id = :t AND user_id = :user AND seat = :seat")
+_DROP_WAITING = q("DELETE FROM back_bet_requests WHERE table_id = :t AND status = 'waiting'")
+_DROP_PLAYER_WAITING = q(
+    "DELETE FROM back_bet_requests WHERE table_id = :t AND user_id = :user AND status = 'waiting'"
+)
+_NEW_REQUEST = q(
+    "INSERT INTO back_bet_requests (table_id, seat, user_id, spot, amount, status, created_at)"
+    " VALUES (:t, :seat, :user, :spot, :amount, 'waiting', :at) RETURNING id"
+)
+_REQUEST = q("SELECT table_id, seat, user_id, spot, amount, status FROM back_bet_requests WHERE id = :id")
+_ANSWER = q("UPDATE back_bet_requests SET status = :status, answered_at = :at WHERE id = :id")
+_USER = q("SELECT id, name FROM users WHERE id = :id")
+_USER_ID = q("SELECT id FROM users WHERE name = :name")
+_NEW_ROUND = q(
+    "INSERT INTO rounds (table_id, round_no, status, started_at, first_seq, last_seq)"
+    " VALUES (:t, :n, 'in_progress', :at, :seq, :seq)"
+)
+_END_ROUND = q(
+    "UPDATE rounds SET status = :status, ended_at = :at, last_seq = :last"
+    " WHERE table_id = :t AND round_no = :n"
+)
+ROUND_VOID = q("SELECT void_requested_by, void_reason FROM rounds WHERE table_id = :t AND round_no = :n")
+_ASK_VOID = q(
+    "UPDATE rounds SET void_requested_by = :by, void_reason = :reason WHERE table_id = :t AND round_no = :n"
+)
+
+
+def row_of(values: Sequence[Any]) -> TableRow:
+    """A table's row from its columns as read (`TABLE`)."""
+    return TableRow(*values)
+
+
+async def note(
+    tx: Tx,
+    kind: str,
+    *,
+    actor: str | None = None,
+    table_id: int | None = None,
+    details: dict[str, Any] | None = None,
+) -> None:
+    """An entry of the significant-event log (start and stop, recoveries, tables, cashier, corrections)."""
+    await tx.run(
+        _NOTE,
+        {"at": utcnow(), "kind": kind, "actor": actor, "table_id": table_id, "details": Json(details or {})},
+    )
 
 
 # ---------------------------------------------------------------------------------------------- runtime
@@ -93,7 +204,7 @@ class TableRuntime:
     pyb_winner: str | None = None
     holders: dict[int, str] = field(default_factory=dict)
 
-    def made_at(self, table: CasinoTable) -> None:
+    def made_at(self, table: TableRow) -> None:
         """This picture is now the table's as its row stands: its version, chain, shuffle and waiting
         procedures (what `catch_up` compares)."""
         self.version, self.next_seq, self.head = table.version, table.next_seq, table.head_hash
@@ -153,7 +264,7 @@ def viewer_of(caller: Caller) -> Viewer:
     return Viewer("spectator")
 
 
-def effective_events(rows: Sequence[EventRecord]) -> list[Event]:
+def effective_events(rows: Sequence[AnyRecord]) -> list[Event]:
     """A round's events as the engine made them: without the records a correction superseded, nor the
     server's own records (the corrections)."""
     superseded: set[int] = set()
@@ -168,7 +279,7 @@ def shoe_context(table_id: int, shuffle_no: int) -> str:
     return f"tapete:table:{table_id}:shuffle:{shuffle_no}"
 
 
-def cards_out(rows: Sequence[EventRecord]) -> list[Card]:
+def cards_out(rows: Sequence[AnyRecord]) -> list[Card]:
     """The cards that left the shoe in these records, in order: burns and dealt cards (the records a
     correction superseded left out: the card a dealer mistyped never left the shoe)."""
     superseded: set[int] = set()
@@ -187,7 +298,7 @@ def cards_out(rows: Sequence[EventRecord]) -> list[Card]:
     return out
 
 
-async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tuple[TableRuntime, list[Event]]:
+async def build_runtime(tx: Tx, table: TableRow, key: bytes) -> tuple[TableRuntime, list[Event]]:
     """The table's runtime rebuilt from its rows; also the shoe events a recovery owes the log (a sealed
     shoe that does not open is recovered by reshuffling what is still in it, docs/engine.md)."""
     rules = load_rules(table.game, {k: v for k, v in table.rules.items() if k not in SERVER_KEYS})
@@ -196,7 +307,7 @@ async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tup
     rt.made_at(table)
     owed: list[Event] = []
     if table.round_no:
-        rows = await chain.records(db, table.id, round_id=table.round_no)
+        rows = await chain.load(tx, table.id, round_id=table.round_no)
         events = effective_events(rows)
         try:
             rnd = rebuild(events) if events else None
@@ -219,15 +330,14 @@ async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tup
             rt.pyb_holder = events[0].get("shoe_holder", {}).get("seat")
             rt.pyb_winner = next((e["winner"] for e in events if e.get("type") == "outcome"), None)
     if table.mode == "virtual":
-        sealed = await db.scalar(
-            select(SealedShoe).where(SealedShoe.table_id == table.id).order_by(SealedShoe.shuffle_no.desc())
-        )
+        sealed = await tx.one(_LAST_SHOE, {"t": table.id})
         if sealed is not None:
-            since = await chain.records(db, table.id, start=sealed.from_seq)
+            shuffle_no, from_seq, sealed_text = sealed
+            since = await chain.load(tx, table.id, start=from_seq)
             out = cards_out(since)
             rt.dealt_since_shuffle = any(r.event.get("type") == CARD for r in since)
             try:
-                snapshot = open_shoe(sealed.sealed, key, shoe_context(table.id, sealed.shuffle_no))
+                snapshot = open_shoe(sealed_text, key, shoe_context(table.id, shuffle_no))
                 rt.shoe = Shoe.restore(snapshot, SecureRandom(), out, live=True)
             except (ShoeSealBroken, TapeteError):
                 rt.shoe = Shoe.recover(
@@ -246,7 +356,7 @@ async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tup
                     {"type": "cut_card_out", "dealt": len(out)}
                 )  # to log at the round's end
     else:
-        rows = await chain.records(db, table.id)
+        rows = await chain.load(tx, table.id)
         start = 0
         cut = False
         for row in rows:
@@ -267,7 +377,7 @@ async def build_runtime(db: AsyncSession, table: CasinoTable, key: bytes) -> tup
     return rt, owed
 
 
-async def catch_up(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> bool:
+async def catch_up(tx: Tx, table: TableRow, rt: TableRuntime) -> bool:
     """Bring a runtime another process moved on to the table's version without rebuilding it, where that
     is plain: nothing was appended (seats, bets, a status), or, at a virtual table in the middle of the
     same round and shoe, decisions were (each taken again on the engine and the cards that follow drawn
@@ -294,7 +404,7 @@ async def catch_up(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> bo
         or table.next_seq <= rt.next_seq
     ):
         return False
-    rows = await chain.records(db, table.id, start=rt.next_seq)
+    rows = await chain.load(tx, table.id, start=rt.next_seq)
     if not rows or rows[0].seq != rt.next_seq or rows[0].prev != rt.head:
         return False
     logged = [row.event for row in rows]
@@ -337,8 +447,8 @@ def _holders(events: Sequence[Event]) -> dict[int, str]:
 
 # ------------------------------------------------------------------------------------------ opening
 async def open_table(
-    db: AsyncSession, caller_name: str, name: object, game: object, mode: object, rules: object, key: bytes
-) -> CasinoTable:
+    tx: Tx, caller_name: str, name: object, game: object, mode: object, rules: object, key: bytes
+) -> TableRow:
     """A new table (its settings checked by the engine's rules model); a virtual table loads its first
     shoe (new decks, shuffle, cut, burn: events) and seals it."""
     if not isinstance(name, str) or not name.strip() or len(name) > 80:
@@ -346,41 +456,90 @@ async def open_table(
     game_name, model, server = parse_settings(game, rules, mode)
     settings = dict(model.settings())
     settings.update(server)
-    table = CasinoTable(name=name.strip(), game=game_name, mode=str(mode), rules=settings, **server)
-    db.add(table)
-    await db.flush()
-    await ledger.table_account(db, table.id)
+    now = utcnow()
+    values = {"name": name.strip(), "game": game_name, "mode": str(mode), "rules": settings, **server}
+    table_id = await tx.value(
+        _NEW_TABLE, {**values, "rules": Json(settings), "head": GENESIS, "no": False, "at": now}
+    )
+    table = TableRow(
+        id=int(table_id),
+        status="open",
+        status_reason=None,
+        version=0,
+        next_seq=0,
+        head_hash=GENESIS,
+        round_no=0,
+        in_round=False,
+        shuffle_no=0,
+        deadline_at=None,
+        deadline_kind=None,
+        deadline_version=None,
+        pending_shoe_events=None,
+        created_at=now,
+        **values,
+    )
+    before = dataclasses.replace(table)
+    await ledger.table_account(tx, table.id)
     if table.mode == "virtual":
         shoe = make_shoe(model, SecureRandom(), live=True)
-        await _new_shoe(db, table, shoe, list(shoe.events), key, caller_name)
-    db.add(
-        SignificantEvent(kind="table_opened", actor=caller_name, table_id=table.id, details=_describe(table))
-    )
+        await _new_shoe(tx, table, shoe, list(shoe.events), key, caller_name)
+    await write_row(tx, table, before)
+    await note(tx, "table_opened", actor=caller_name, table_id=table.id, details=_describe(table))
     return table
 
 
 async def _new_shoe(
-    db: AsyncSession, table: CasinoTable, shoe: Shoe, events: Sequence[Event], key: bytes, by: str | None
+    tx: Tx, table: TableRow, shoe: Shoe, events: Sequence[Event], key: bytes, by: str | None
 ) -> None:
     """Log a (re)shuffle's procedures and seal the shoe's new order outside the public log."""
     first = table.next_seq
-    await chain.append(db, table, f"shoe-{table.round_no}", events, by)
+    await chain.append(tx, table, f"shoe-{table.round_no}", events, by)
     table.shuffle_no += 1
-    db.add(
-        SealedShoe(
-            table_id=table.id,
-            shuffle_no=table.shuffle_no,
-            from_seq=first,
-            sealed=seal_shoe(shoe.snapshot(), key, shoe_context(table.id, table.shuffle_no)),
-        )
+    await tx.run(
+        _NEW_SHOE,
+        {
+            "table_id": table.id,
+            "shuffle_no": table.shuffle_no,
+            "from_seq": first,
+            "sealed": seal_shoe(shoe.snapshot(), key, shoe_context(table.id, table.shuffle_no)),
+            "at": utcnow(),
+        },
     )
 
 
-def _describe(table: CasinoTable) -> dict[str, Any]:
+async def write_row(tx: Tx, table: TableRow, before: TableRow | None) -> None:
+    """Write the columns of the table's row that moved since `before` (every one without it), in one
+    UPDATE. (A JSON column is changed by giving it a new value, never in place.)"""
+    changed = {
+        key: getattr(table, key)
+        for key in COLUMNS
+        if key != "id" and (before is None or getattr(before, key) != getattr(table, key))
+    }
+    if not changed:
+        return
+    sets = ", ".join(f"{key} = :{key}" for key in changed)
+    for key in _JSON_COLUMNS:
+        if key in changed and changed[key] is not None:
+            changed[key] = Json(changed[key])
+    await tx.run(_update_of(sets), {**changed, "id": table.id})
+
+
+_UPDATES: dict[str, Any] = {}
+
+
+def _update_of(sets: str) -> Any:
+    """The UPDATE of these columns of a table's row (made once per set of columns)."""
+    found = _UPDATES.get(sets)
+    if found is None:
+        found = _UPDATES[sets] = q(f"UPDATE tables SET {sets} WHERE id = :id")
+    return found
+
+
+def _describe(table: TableRow) -> dict[str, Any]:
     return {"id": table.id, "name": table.name, "game": table.game, "mode": table.mode, "rules": table.rules}
 
 
-def table_json(table: CasinoTable, seats: Sequence[tuple[int, str]]) -> dict[str, Any]:
+def table_json(table: TableRow, seats: Sequence[tuple[int, str]]) -> dict[str, Any]:
     """A table as the API lists it: game, mode, rules, seats taken."""
     spec = round_class(table.game).bet_spec(
         load_rules(table.game, {k: v for k, v in table.rules.items() if k not in SERVER_KEYS})
@@ -407,25 +566,19 @@ def _seconds(value: float | None) -> float | int | None:
 
 
 # ------------------------------------------------------------------------------------- seats and bets
-async def seats_of(db: AsyncSession, table_id: int) -> list[tuple[int, str]]:
+async def seats_of(tx: Tx, table_id: int) -> list[tuple[int, str]]:
     """(seat, holder's name) of every taken box, in seat order."""
-    rows = await db.execute(
-        select(Seat.seat, User.name)
-        .join(User, User.id == Seat.user_id)
-        .where(Seat.table_id == table_id)
-        .order_by(Seat.seat)
-    )
-    return [(s, n) for s, n in rows.all()]
+    return [(s, n) for s, n in await tx.all(_SEATS, {"t": table_id})]
 
 
-def _check_open(table: CasinoTable) -> None:
+def _check_open(table: TableRow) -> None:
     if table.status != "open":
         raise Conflict(
             f"table {table.id} is {table.status}: no play", key="err.api.table_status", status=table.status
         )
 
 
-def _check_betting(table: CasinoTable) -> None:
+def _check_betting(table: TableRow) -> None:
     _check_open(table)
     if table.in_round:
         raise Conflict(
@@ -447,14 +600,12 @@ def _seat_number(rt: TableRuntime, seat: object) -> int:
     return seat
 
 
-async def take_seat(
-    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, seat: object
-) -> int:
+async def take_seat(tx: Tx, table: TableRow, rt: TableRuntime, caller: Caller, seat: object) -> int:
     """The caller takes a free box or zone (between rounds or during one: he plays from the next)."""
     caller.need("player")
     _check_open(table)
     number = _seat_number(rt, seat)
-    held = await seats_of(db, table.id)
+    held = await seats_of(tx, table.id)
     if any(s == number for s, _ in held):
         raise Conflict(f"seat {number} is taken", key="err.api.seat_taken", seat=number)
     mine = [s for s, holder in held if holder == caller.name]
@@ -468,7 +619,7 @@ async def take_seat(
         )
     joined = set()  # BJ Art.1ñ, M21 Art.1n: a box he joined as a back-bettor is one of his hands too
     if not spec.one_box_per_player and len(mine) < spec.max_boxes_per_player < spec.seats:
-        joined = {s for s, player, _, _ in await bets_in_order(db, table.id) if player == caller.name}
+        joined = {s for s, player, _, _ in await bets_in_order(tx, table.id) if player == caller.name}
     if len(mine) + len(joined - set(mine)) >= spec.max_boxes_per_player:  # the operator's maximum
         raise BadBet(
             f"{caller.name} may hold {spec.max_boxes_per_player} box(es); seat {number} is one more",
@@ -477,31 +628,36 @@ async def take_seat(
             limit=spec.max_boxes_per_player,
             seat=number,
         )
-    db.add(Seat(table_id=table.id, seat=number, user_id=caller.user_id))
-    await db.flush()
+    await tx.run(_TAKE_SEAT, {"t": table.id, "seat": number, "user": caller.user_id, "at": utcnow()})
     return number
 
 
-async def leave_seat(db: AsyncSession, table: CasinoTable, caller: Caller, seat: int) -> None:
+async def leave_seat(tx: Tx, table: TableRow, caller: Caller, seat: int) -> None:
     """The holder leaves his box between rounds; his bets on it go too."""
-    row = await db.scalar(select(Seat).where(Seat.table_id == table.id, Seat.seat == seat))
+    row = await tx.one(_SEAT, {"t": table.id, "seat": seat})
     if row is None:
         raise NotFound(f"seat {seat} is free", key="err.api.seat_free", seat=seat)
-    if row.user_id != caller.user_id:
+    if row[1] != caller.user_id:
         raise Forbidden(f"seat {seat} is not {caller.name}'s", key="err.api.not_your_seat", seat=seat)
     if table.in_round:
         raise Conflict("a seat is left between rounds", key="err.api.not_betting", round=table.round_no)
-    await db.execute(delete(Bet).where(Bet.table_id == table.id, Bet.seat == seat))
-    await db.delete(row)
+    await tx.run(_DROP_SEAT_BETS, {"t": table.id, "seat": seat})
+    await tx.run(_FREE_SEAT, {"id": row[0]})
 
 
-async def _raw_bets(db: AsyncSession, table_id: int) -> list[RawBet]:
+async def _raw_bets(tx: Tx, table_id: int) -> list[RawBet]:
     """The table's bets as the engine takes them (`_engine_order`), from the snapshot of the version the
     change starts at when there is one (`state_before`), else from the database."""
-    before = state_before(db)
+    before = state_before(tx)
     if before is not None:
         return _engine_order(before.bets, before.holders)
-    return _engine_order(await bets_in_order(db, table_id), dict(await seats_of(db, table_id)))
+    return _engine_order(await bets_in_order(tx, table_id), dict(await seats_of(tx, table_id)))
+
+
+async def take_back_bets(tx: Tx, table_id: int, user_id: int) -> None:
+    """Every bet and waiting back-bet request a player placed at a table for its next round, taken back."""
+    await tx.run(_DROP_PLAYER_BETS, {"t": table_id, "user": user_id})
+    await tx.run(_DROP_PLAYER_WAITING, {"t": table_id, "user": user_id})
 
 
 def _engine_order(bets: Sequence[tuple[Any, ...]], holders: dict[int, str]) -> list[RawBet]:
@@ -518,11 +674,11 @@ def _engine_indexes(bets: Sequence[tuple[Any, ...]], holders: dict[int, str]) ->
     return own + backs
 
 
-def state_before(db: AsyncSession) -> Snapshot | None:
+def state_before(tx: Tx) -> Snapshot | None:
     """The snapshot of the version the table is at as this change starts (`Casino.mutate` hands it over
     when it has one): its holders and bets are the database's, since every change of them moves the
     table's version, and the version was checked under the row lock."""
-    found: Snapshot | None = db.sync_session.info.get("state_before")
+    found: Snapshot | None = tx.info.get("state_before")
     return found
 
 
@@ -534,8 +690,8 @@ def _check_one(rt: TableRuntime, bets: list[RawBet], at: int) -> None:
 
 
 async def place_bet(
-    db: AsyncSession,
-    table: CasinoTable,
+    tx: Tx,
+    table: TableRow,
     rt: TableRuntime,
     caller: Caller,
     seat: object,
@@ -547,13 +703,13 @@ async def place_bet(
     caller.need("player")
     _check_betting(table)
     number = _seat_number(rt, seat)
-    before = state_before(db)
+    before = state_before(tx)
     if before is not None:
         held = sorted(before.holders.items())
         placed_before = before.bets
     else:
-        held = await seats_of(db, table.id)
-        placed_before = await bets_in_order(db, table.id)
+        held = await seats_of(tx, table.id)
+        placed_before = await bets_in_order(tx, table.id)
     holder = dict(held).get(number)
     if holder is None:
         raise Conflict(f"seat {number} is free: take it first", key="err.api.seat_free", seat=number)
@@ -565,7 +721,7 @@ async def place_bet(
     else:
         _check_back_bet(rt, held, bets, at)
     assert isinstance(amount, int) and isinstance(spot, str)
-    balance, free = await ledger.available(db, ledger.Player(caller.user_id, caller.name), lock=True)
+    balance, free = await ledger.available(tx, ledger.Player(caller.user_id, caller.name), lock=True)
     if amount > free:
         raise InsufficientFunds(
             f"{caller.name} has {free} free for bets and this bet is {amount}",
@@ -574,35 +730,28 @@ async def place_bet(
             balance=free,
             amount=amount,
         )
+    values = {
+        "t": table.id,
+        "seat": number,
+        "user": caller.user_id,
+        "spot": spot,
+        "amount": amount,
+        "at": utcnow(),
+    }
     if holder != caller.name:
-        request = BackBetRequest(
-            table_id=table.id, seat=number, user_id=caller.user_id, spot=spot, amount=amount
-        )
-        db.add(request)
-        await db.flush()
-        return {"request": request.id, "status": "waiting", "seat": number, "spot": spot, "amount": amount}
-    bet_id = (
-        await db.execute(
-            insert(BETS)
-            .values(table_id=table.id, seat=number, user_id=caller.user_id, spot=spot, amount=amount)
-            .returning(BETS.c.id)
-        )
-    ).scalar_one()
-    now = cast(tuple[tuple[int, str, str, int], ...], placed)  # the table's bets, in placing order
-    hint_snapshot(db, bets=now, balances={caller.name: (balance, free - amount)})
+        request_id = await tx.value(_NEW_REQUEST, values)
+        return {"request": request_id, "status": "waiting", "seat": number, "spot": spot, "amount": amount}
+    bet_id = await tx.value(_NEW_BET, values)
+    now: tuple[tuple[int, str, str, int], ...] = placed  # type: ignore[assignment]  # checked above
+    hint_snapshot(tx, bets=now, balances={caller.name: (balance, free - amount)})
     return {"bet": bet_id, "seat": number, "spot": spot, "amount": amount, "status": "placed"}
 
 
-async def bets_in_order(db: AsyncSession, table_id: int) -> tuple[tuple[int, str, str, int], ...]:
+async def bets_in_order(tx: Tx, table_id: int) -> tuple[tuple[int, str, str, int], ...]:
     """The table's bets for the next round, (seat, player, spot, amount) in placing order, from the
     database (what a state snapshot keeps as its `bets`)."""
-    rows = await db.execute(
-        select(Bet.seat, User.name, Bet.spot, Bet.amount)
-        .join(User, User.id == Bet.user_id)
-        .where(Bet.table_id == table_id)
-        .order_by(Bet.id)
-    )
-    return tuple((seat, name, spot, amount) for seat, name, spot, amount in rows.all())
+    rows = await tx.all(_BETS, {"t": table_id})
+    return tuple((seat, name, spot, amount) for seat, name, spot, amount in rows)
 
 
 def bets_by_seat(bets: Iterable[tuple[int, object, object, object]]) -> dict[int, list[dict[str, Any]]]:
@@ -614,7 +763,7 @@ def bets_by_seat(bets: Iterable[tuple[int, object, object, object]]) -> dict[int
 
 
 def hint_snapshot(
-    db: AsyncSession,
+    tx: Tx,
     *,
     bets: tuple[tuple[int, str, str, int], ...] | None = None,
     requests: list[dict[str, Any]] | None = None,
@@ -624,7 +773,7 @@ def hint_snapshot(
     """Tell this transaction's state snapshot what the step already knows, so that it need not read it
     again: the table's bets as they now are, and the balances of everyone whose money the step moved
     (a step that gives balances answers for all its money: the others' are kept from the version before)."""
-    hint = db.sync_session.info.setdefault("snapshot_hint", {})
+    hint = tx.info.setdefault("snapshot_hint", {})
     if bets is not None:
         hint["bets"] = bets
     if requests is not None:
@@ -635,10 +784,10 @@ def hint_snapshot(
         hint["returned"] = [*hint.get("returned", []), *returned]
 
 
-def hint_void(db: AsyncSession, void: dict[str, str] | None) -> None:
+def hint_void(tx: Tx, void: dict[str, str] | None) -> None:
     """Tell this transaction's state snapshot the void that now waits for a confirmation (None: none, a
     round just opened), so that it need not read the round's row again."""
-    db.sync_session.info.setdefault("snapshot_hint", {})["void"] = void
+    tx.info.setdefault("snapshot_hint", {})["void"] = void
 
 
 def _check_back_bet(rt: TableRuntime, held: list[tuple[int, str]], bets: list[RawBet], at: int) -> None:
@@ -679,51 +828,44 @@ def _check_back_bet(rt: TableRuntime, held: list[tuple[int, str]], bets: list[Ra
 
 
 async def answer_request(
-    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, rid: int, accept: object
+    tx: Tx, table: TableRow, rt: TableRuntime, caller: Caller, rid: int, accept: object
 ) -> dict[str, Any]:
     """The box's holder accepts (the back-bet is placed) or refuses a request to join his box."""
     if not isinstance(accept, bool):
         raise BadRequest('the answer is {"accept": true | false}', key="err.api.accept")
-    request = await db.get(BackBetRequest, rid)
-    if request is None or request.table_id != table.id:
+    request = await tx.one(_REQUEST, {"id": rid})
+    if request is None or request[0] != table.id:
         raise NotFound(f"no request {rid} at this table", key="err.api.request", request=rid)
-    holder = await db.scalar(select(Seat).where(Seat.table_id == table.id, Seat.seat == request.seat))
-    if holder is None or holder.user_id != caller.user_id:
+    _, seat, user_id, spot, amount, status = request
+    holder = await tx.one(_SEAT, {"t": table.id, "seat": seat})
+    if holder is None or holder[1] != caller.user_id:
         raise Forbidden("only the box's holder answers a request to join it", key="err.api.not_holder")
-    if request.status != "waiting":
-        raise Conflict(
-            f"request {rid} was already {request.status}", key="err.api.request_answered", request=rid
-        )
+    if status != "waiting":
+        raise Conflict(f"request {rid} was already {status}", key="err.api.request_answered", request=rid)
     _check_betting(table)
-    request.answered_at = utcnow()
     if not accept:
-        request.status = "refused"
+        await tx.run(_ANSWER, {"id": rid, "status": "refused", "at": utcnow()})
         return {"request": rid, "status": "refused"}
-    requester = await db.get(User, request.user_id)
-    assert requester is not None
-    new = RawBet(request.seat, requester.name, request.spot, request.amount)
-    bets = [*await _raw_bets(db, table.id), new]  # a back-bet comes after every bet before it
-    _check_back_bet(rt, await seats_of(db, table.id), bets, len(bets) - 1)
-    request.status = "accepted"
-    await db.flush()
-    balance, free = await ledger.available(db, requester, lock=True)
+    found = await tx.one(_USER, {"id": user_id})
+    assert found is not None
+    requester = ledger.Player(*found)
+    new = RawBet(seat, requester.name, spot, amount)
+    bets = [*await _raw_bets(tx, table.id), new]  # a back-bet comes after every bet before it
+    _check_back_bet(rt, await seats_of(tx, table.id), bets, len(bets) - 1)
+    await tx.run(_ANSWER, {"id": rid, "status": "accepted", "at": utcnow()})
+    await tx.value(
+        _NEW_BET,
+        {"t": table.id, "seat": seat, "user": user_id, "spot": spot, "amount": amount, "at": utcnow()},
+    )
+    balance, free = await ledger.available(tx, requester, lock=True)  # the back-bet now among his bets
     if free < 0:
         raise InsufficientFunds(
             f"{requester.name} no longer has the chips for this back-bet",
             key="err.api.funds",
             player=requester.name,
             balance=balance,
-            amount=request.amount,
+            amount=amount,
         )
-    db.add(
-        Bet(
-            table_id=table.id,
-            seat=request.seat,
-            user_id=request.user_id,
-            spot=request.spot,
-            amount=request.amount,
-        )
-    )
     return {"request": rid, "status": "accepted"}
 
 
@@ -755,16 +897,16 @@ def _pot_commission(pot: Event, player_at: dict[int, str]) -> dict[str | None, i
 class Stepper:
     """One transaction's work on one table: append events, move chips, close the round."""
 
-    def __init__(self, db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, key: bytes) -> None:
-        self.db, self.table, self.rt, self.by, self.key = db, table, rt, by, key
+    def __init__(self, tx: Tx, table: TableRow, rt: TableRuntime, by: str, key: bytes) -> None:
+        self.tx, self.table, self.rt, self.by, self.key = tx, table, rt, by, key
         self.out = StepResult()
 
-    async def log(self, events: Sequence[Event], *, round_id: int | str | None = None) -> list[EventRecord]:
+    async def log(self, events: Sequence[Event], *, round_id: int | str | None = None) -> list[Record]:
         """Chain the round's (or the shoe's) events."""
         if not events:
             return []
         rows = await chain.append(
-            self.db, self.table, self.table.round_no if round_id is None else round_id, events, self.by
+            self.tx, self.table, self.table.round_no if round_id is None else round_id, events, self.by
         )
         self.out.events.extend(events)
         return rows
@@ -777,15 +919,15 @@ class Stepper:
         if rnd is not None and rnd.finished:
             await self.close_round()
 
-    async def _stakes(self, rows: Sequence[EventRecord]) -> None:
+    async def _stakes(self, rows: Sequence[Record]) -> None:
         """Every stake event is a wallet → table transaction, written with it (all of a step's at once)."""
         stakes = [row for row in rows if row.event.get("type") == "stake"]
         if not stakes:
             return
-        table_account = await ledger.table_account(self.db, self.table.id)
-        wallets = await ledger.wallets(self.db, {row.event["player"] for row in stakes})
+        table_account = await ledger.table_account(self.tx, self.table.id)
+        wallets = await ledger.wallets(self.tx, {row.event["player"] for row in stakes})
         await ledger.post_many(
-            self.db,
+            self.tx,
             [
                 [
                     ledger.Move(
@@ -818,16 +960,16 @@ class Stepper:
         procedures the round caused; the round's row closed."""
         rnd = self.rt.round
         assert rnd is not None and rnd.finished
-        wallets = await ledger.wallets(self.db, bettors(rnd), lock=True)
-        table_account = await ledger.table_account(self.db, self.table.id)
-        house = await ledger.house(self.db)
-        rows = await chain.records(self.db, self.table.id, round_id=self.table.round_no)
+        wallets = await ledger.wallets(self.tx, bettors(rnd), lock=True)
+        table_account = await ledger.table_account(self.tx, self.table.id)
+        house = await ledger.house(self.tx)
+        rows = await chain.load(self.tx, self.table.id, round_id=self.table.round_no)
         moves: list[ledger.Move] = []
         commission: dict[str | None, int] = {}  # by the bettor it concerns
 
         async def wallet_of(name: str) -> Any:
             if name not in wallets:
-                wallets.update(await ledger.wallets(self.db, [name]))
+                wallets.update(await ledger.wallets(self.tx, [name]))
             return wallets[name]
 
         events = effective_events(rows)
@@ -884,16 +1026,17 @@ class Stepper:
                 moves.append(ledger.Move(house, net, "house", player))
             if staked.get(player):
                 moves.append(ledger.Move(table_account, -staked[player], "settle", player))
-        await ledger.post(self.db, moves, table_id=self.table.id, round_no=self.table.round_no, actor=self.by)
+        await ledger.post(self.tx, moves, table_id=self.table.id, round_no=self.table.round_no, actor=self.by)
         await self.flush_shoe()  # within the round's records: what the shoe did during it (the cut card)
-        await self.db.execute(
-            update(ROUNDS)
-            .where(ROUNDS.c.table_id == self.table.id, ROUNDS.c.round_no == self.table.round_no)
-            .values(
-                status="voided" if rnd.voided else "finished",
-                ended_at=utcnow(),
-                last_seq=self.table.next_seq - 1,
-            )
+        await self.tx.run(
+            _END_ROUND,
+            {
+                "t": self.table.id,
+                "n": self.table.round_no,
+                "status": "voided" if rnd.voided else "finished",
+                "at": utcnow(),
+                "last": self.table.next_seq - 1,
+            },
         )
         self.table.in_round = False
         self.table.deadline_at = None
@@ -916,12 +1059,12 @@ class Stepper:
             self.table.pending_shoe_events = None
 
 
-async def deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, key: bytes) -> StepResult:
+async def deal(tx: Tx, table: TableRow, rt: TableRuntime, by: str, key: bytes) -> StepResult:
     """Close the bets ("no va más") and start the round: the whole table's bets checked (bad_bet and
     nothing moves), every stake moved from its wallet, the shoe prepared (Art.6, Showdown Art.7) and, at a
     virtual table, the cards dealt up to the first decision."""
     _check_betting(table)
-    raws = await _raw_bets(db, table.id)
+    raws = await _raw_bets(tx, table.id)
     if not raws:
         raise BadBet("no bets: a round needs at least one box in play", key="err.bet.none")
     boxes = place_bets(raws, rt.cls.bet_spec(rt.rules))
@@ -929,7 +1072,7 @@ async def deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, 
     for raw in raws:
         assert isinstance(raw.player, str) and isinstance(raw.amount, int)
         need[raw.player] = need.get(raw.player, 0) + raw.amount
-    balances = await ledger.lock_wallets(db, need)
+    balances = await ledger.lock_wallets(tx, need)
     for player, amount in need.items():
         balance = balances.get(player, 0)
         if balance < amount:
@@ -948,7 +1091,7 @@ async def deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, 
         # Showdown Art.7 shuffles the whole deck before every round: its cards are counted afresh, whether
         # or not the dealer reported the shuffle (a card of the last round may come again)
         rt.live = DealerEntered(rt.rules.decks, [], cut_card_out=False)
-    step = Stepper(db, table, rt, by, key)
+    step = Stepper(tx, table, rt, by, key)
     options: dict[str, Any] = {}
     if table.game == "punto_y_banca":
         zones = [b.seat for b in boxes]
@@ -964,7 +1107,7 @@ async def deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, 
         elif rt.dealt_since_shuffle and getattr(rt.cls, "SHUFFLE_EVERY_ROUND", False):
             reshuffled = shoe.reshuffle()  # Showdown Art.7: shuffle and cut before every round
         if reshuffled:
-            await _new_shoe(db, table, shoe, reshuffled, key, by)
+            await _new_shoe(tx, table, shoe, reshuffled, key, by)
             rt.shoe_flushed = len(shoe.events)
             rt.dealt_since_shuffle = False
     table.round_no += 1
@@ -972,25 +1115,19 @@ async def deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, 
     rnd = rt.cls(rt.rules, boxes, round_id=table.round_no, **options)
     rt.round = rnd
     rt.holders = {b.seat: b.holder for b in boxes}
-    db.add(
-        RoundRow(
-            table_id=table.id, round_no=table.round_no, first_seq=table.next_seq, last_seq=table.next_seq
-        )
-    )
+    await tx.run(_NEW_ROUND, {"t": table.id, "n": table.round_no, "at": utcnow(), "seq": table.next_seq})
     opening = list(rnd.events)
     if table.mode == "virtual":  # the shoe deals up to the first decision: logged with the stakes, one write
         opening += step.deal_from_shoe()
     await step.round_events(opening)
-    await db.execute(delete(Bet).where(Bet.table_id == table.id))
-    await db.execute(
-        delete(BackBetRequest).where(BackBetRequest.table_id == table.id, BackBetRequest.status == "waiting")
-    )
-    hint_snapshot(db, bets=(), requests=[])  # what the state shows of them now, without reading it
-    hint_void(db, None)
+    await tx.run(_DROP_BETS, {"t": table.id})
+    await tx.run(_DROP_WAITING, {"t": table.id})
+    hint_snapshot(tx, bets=(), requests=[])  # what the state shows of them now, without reading it
+    hint_void(tx, None)
     return step.out
 
 
-def _current(table: CasinoTable, rt: TableRuntime) -> Round:
+def _current(table: TableRow, rt: TableRuntime) -> Round:
     _check_open(table)
     if not table.in_round or rt.round is None:
         raise Conflict("no round is in play", key="err.api.no_round")
@@ -998,7 +1135,7 @@ def _current(table: CasinoTable, rt: TableRuntime) -> Round:
 
 
 async def act(
-    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, body: object, key: bytes
+    tx: Tx, table: TableRow, rt: TableRuntime, caller: Caller, body: object, key: bytes
 ) -> StepResult:
     """A holder's decision on his box: verified by the engine, paid for from his wallet (double, split,
     insurance, increment: what `chips_for` says), then, at a virtual table, the cards it calls for."""
@@ -1017,9 +1154,9 @@ async def act(
         rnd.verify(action)  # raises: the round waits for a card
     cost = rnd.chips_for(action)
     if cost:  # his wallet is spent before the round may settle: every bettor's locked first, in one order
-        await ledger.lock_wallets(db, bettors(rnd))
+        await ledger.lock_wallets(tx, bettors(rnd))
         player = ledger.Player(caller.user_id, caller.name)
-        _, free = await ledger.available(db, player, lock=True)  # not the chips his other bets wait with
+        _, free = await ledger.available(tx, player, lock=True)  # not the chips his other bets wait with
         if free < cost:
             raise InsufficientFunds(
                 f"{caller.name} has {free} free and this decision takes {cost}",
@@ -1028,15 +1165,13 @@ async def act(
                 balance=free,
                 amount=cost,
             )
-    return await _take(db, table, rt, caller.name, action, key)
+    return await _take(tx, table, rt, caller.name, action, key)
 
 
-async def _take(
-    db: AsyncSession, table: CasinoTable, rt: TableRuntime, by: str, action: Action, key: bytes
-) -> StepResult:
+async def _take(tx: Tx, table: TableRow, rt: TableRuntime, by: str, action: Action, key: bytes) -> StepResult:
     rnd = rt.round
     assert rnd is not None
-    step = Stepper(db, table, rt, by, key)
+    step = Stepper(tx, table, rt, by, key)
     events = list(rnd.apply(action))
     if table.mode == "virtual" and not rnd.finished:
         events += step.deal_from_shoe()  # logged with the decision: one write for the step
@@ -1045,7 +1180,7 @@ async def _take(
 
 
 async def post_card(
-    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, body: object, key: bytes
+    tx: Tx, table: TableRow, rt: TableRuntime, caller: Caller, body: object, key: bytes
 ) -> StepResult:
     """The dealer's next card out of the physical shoe (or a shoe reader's): checked against the pack and
     by the round, then taken (bad_cards, or conflict when the round waits for a decision)."""
@@ -1055,14 +1190,14 @@ async def post_card(
     rnd = _current(table, rt)
     card = Dealt.from_json(body)
     assert rt.live is not None
-    step = Stepper(db, table, rt, caller.name, key)
+    step = Stepper(tx, table, rt, caller.name, key)
     events = rt.live.post(rnd, card.card, exposed=card.exposed)
     await step.round_events(events)
     return step.out
 
 
 async def procedure(
-    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, body: object, key: bytes
+    tx: Tx, table: TableRow, rt: TableRuntime, caller: Caller, body: object, key: bytes
 ) -> StepResult:
     """A live table's control procedure (Art.5-6): new pack, shuffle, cut, burn, deck change with its
     reason, or the dealer's signal that the cut card came out. Each is an event the inspector sees."""
@@ -1084,7 +1219,7 @@ async def procedure(
         raise BadRequest("a deck change says its reason", key="err.api.deck_change_reason")
     live = rt.live
     assert live is not None
-    step = Stepper(db, table, rt, caller.name, key)
+    step = Stepper(tx, table, rt, caller.name, key)
     if kind == "cut_card":
         signal = live.signal_cut_card()
         if table.in_round:  # written after the round's events, with the shoe's
@@ -1145,7 +1280,7 @@ def _check_burn_count(rules: object, cards: list[Card]) -> None:
 
 
 async def correct(
-    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, body: object, key: bytes
+    tx: Tx, table: TableRow, rt: TableRuntime, caller: Caller, body: object, key: bytes
 ) -> StepResult:
     """The dealer typed the wrong card: he corrects the last one posted, with a reason, as long as no
     decision was taken since (an attributed correction event, never an edit). After a decision, only a
@@ -1157,7 +1292,7 @@ async def correct(
     if not isinstance(body, dict) or not isinstance(body.get("reason"), str) or not body["reason"].strip():
         raise BadRequest('a correction is {"card": "Kd", "reason": "…"}', key="err.api.correction")
     new = parse_card(body.get("card"))
-    rows = await chain.records(db, table.id, round_id=table.round_no)
+    rows = await chain.load(tx, table.id, round_id=table.round_no)
     live_rows = [
         r for r in rows if r.seq not in _superseded(rows) and r.event.get("type") not in SERVER_EVENTS
     ]
@@ -1179,7 +1314,7 @@ async def correct(
     except TapeteError:
         rt.live.seen[was] += 1
         raise
-    step = Stepper(db, table, rt, caller.name, key)
+    step = Stepper(tx, table, rt, caller.name, key)
     correction = {
         "type": "correction",
         "supersedes": superseded,
@@ -1191,19 +1326,18 @@ async def correct(
     await step.log([correction])
     rt.round = rebuilt
     await step.round_events(step_events)
-    db.add(
-        SignificantEvent(
-            kind="correction",
-            actor=caller.name,
-            table_id=table.id,
-            details={**correction, "round": table.round_no},
-        )
+    await note(
+        tx,
+        "correction",
+        actor=caller.name,
+        table_id=table.id,
+        details={**correction, "round": table.round_no},
     )
     del rnd
     return step.out
 
 
-def _superseded(rows: Sequence[EventRecord]) -> set[int]:
+def _superseded(rows: Sequence[AnyRecord]) -> set[int]:
     out: set[int] = set()
     for row in rows:
         if row.event.get("type") == "correction":
@@ -1212,69 +1346,54 @@ def _superseded(rows: Sequence[EventRecord]) -> set[int]:
 
 
 async def request_void(
-    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, body: object
+    tx: Tx, table: TableRow, rt: TableRuntime, caller: Caller, body: object
 ) -> dict[str, Any]:
     """A staff member asks to void the round in play (every stake returned); a second one confirms."""
     caller.need("dealer", "admin")
     _current(table, rt)
     if not isinstance(body, dict) or not isinstance(body.get("reason"), str) or not body["reason"].strip():
         raise BadRequest('a void is {"reason": "…"}', key="err.api.void_reason")
-    row = await db.scalar(
-        select(RoundRow).where(RoundRow.table_id == table.id, RoundRow.round_no == table.round_no)
-    )
+    row = await tx.one(ROUND_VOID, {"t": table.id, "n": table.round_no})
     assert row is not None
-    if row.void_requested_by is not None:  # the second staff member confirms it; nobody replaces it
+    asked_by = row[0]
+    if asked_by is not None:  # the second staff member confirms it; nobody replaces it
         raise Conflict(
-            f"a void of this round already waits for a second staff member: {row.void_requested_by} asked it",
+            f"a void of this round already waits for a second staff member: {asked_by} asked it",
             key="err.api.void_waiting",
-            requested_by=row.void_requested_by,
+            requested_by=asked_by,
         )
-    row.void_requested_by = caller.name
-    row.void_reason = body["reason"].strip()
-    hint_void(db, {"requested_by": caller.name, "reason": row.void_reason})
-    db.add(
-        SignificantEvent(
-            kind="void_requested",
-            actor=caller.name,
-            table_id=table.id,
-            details={"round": table.round_no, "reason": row.void_reason},
-        )
+    reason = body["reason"].strip()
+    await tx.run(_ASK_VOID, {"t": table.id, "n": table.round_no, "by": caller.name, "reason": reason})
+    hint_void(tx, {"requested_by": caller.name, "reason": reason})
+    await note(
+        tx,
+        "void_requested",
+        actor=caller.name,
+        table_id=table.id,
+        details={"round": table.round_no, "reason": reason},
     )
-    return {
-        "round": table.round_no,
-        "void_requested_by": caller.name,
-        "reason": row.void_reason,
-        "status": "waiting",
-    }
+    return {"round": table.round_no, "void_requested_by": caller.name, "reason": reason, "status": "waiting"}
 
 
-async def confirm_void(
-    db: AsyncSession, table: CasinoTable, rt: TableRuntime, caller: Caller, key: bytes
-) -> StepResult:
+async def confirm_void(tx: Tx, table: TableRow, rt: TableRuntime, caller: Caller, key: bytes) -> StepResult:
     """A second staff member (not the one who asked) confirms the void: round_voided, every stake back."""
     caller.need("dealer", "admin")
     rnd = _current(table, rt)
-    row = await db.scalar(
-        select(RoundRow).where(RoundRow.table_id == table.id, RoundRow.round_no == table.round_no)
-    )
+    row = await tx.one(ROUND_VOID, {"t": table.id, "n": table.round_no})
     assert row is not None
-    if row.void_requested_by is None or row.void_reason is None:
+    asked_by, reason = row
+    if asked_by is None or reason is None:
         raise Conflict("nobody asked to void this round", key="err.api.no_void")
-    if row.void_requested_by == caller.name:
+    if asked_by == caller.name:
         raise Forbidden("a void is confirmed by a second staff member", key="err.api.void_second")
-    step = Stepper(db, table, rt, caller.name, key)
-    await step.round_events(rnd.void(row.void_reason))
-    db.add(
-        SignificantEvent(
-            kind="round_voided",
-            actor=caller.name,
-            table_id=table.id,
-            details={
-                "round": table.round_no,
-                "reason": row.void_reason,
-                "requested_by": row.void_requested_by,
-            },
-        )
+    step = Stepper(tx, table, rt, caller.name, key)
+    await step.round_events(rnd.void(reason))
+    await note(
+        tx,
+        "round_voided",
+        actor=caller.name,
+        table_id=table.id,
+        details={"round": table.round_no, "reason": reason, "requested_by": asked_by},
     )
     return step.out
 
@@ -1284,7 +1403,7 @@ class NoChange(Exception):
     transaction is dropped, the table's version does not move, nothing is pushed."""
 
 
-async def timer_step(db: AsyncSession, table: CasinoTable, rt: TableRuntime, key: bytes) -> StepResult:
+async def timer_step(tx: Tx, table: TableRow, rt: TableRuntime, key: bytes) -> StepResult:
     """A deadline came due: the turn timer answers the pending decision with the engine's default; the
     betting timer deals. NoChange when it is not due, or the table moved on since it was set (its fence:
     the chain's next seq when it was set; another process answered first), or the table is not open (no
@@ -1297,13 +1416,13 @@ async def timer_step(db: AsyncSession, table: CasinoTable, rt: TableRuntime, key
     table.deadline_at = None
     table.deadline_kind = None
     if kind == "turn" and table.in_round and rt.round is not None and isinstance(rt.round.pending, Decision):
-        return await _take(db, table, rt, "timer", rt.round.default_action(), key)
+        return await _take(tx, table, rt, "timer", rt.round.default_action(), key)
     if kind == "betting" and not table.in_round:
-        return await _timed_deal(db, table, rt, key)
+        return await _timed_deal(tx, table, rt, key)
     return StepResult()
 
 
-async def _timed_deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, key: bytes) -> StepResult:
+async def _timed_deal(tx: Tx, table: TableRow, rt: TableRuntime, key: bytes) -> StepResult:
     """The betting timer's deal at a virtual table. A bettor whose bets on a box cannot be dealt as the
     bets close (a Showdown bet without its pot bet, a side bet without its main bet, a back-bet off its
     holder's side or on a box no longer full) has them returned, each return a significant event, and
@@ -1311,9 +1430,9 @@ async def _timed_deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, ke
     refused timed deal left the table waiting for good.)"""
     while True:
         try:
-            return await deal(db, table, rt, "timer", key)
+            return await deal(tx, table, rt, "timer", key)
         except (BadBet, InsufficientFunds) as exc:
-            raws = await _raw_bets(db, table.id)
+            raws = await _raw_bets(tx, table.id)
             if isinstance(exc, BadBet):
                 if exc.at is None or not raws:
                     return StepResult()  # no bets at all: nothing to deal, no timer runs
@@ -1321,13 +1440,13 @@ async def _timed_deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, ke
             else:
                 seat, player = None, exc.params["player"]
             returned = [b for b in raws if b.player == player and seat in (None, b.seat)]
-            user_id = await db.scalar(select(User.id).where(User.name == player))
-            theirs = [Bet.table_id == table.id, Bet.user_id == user_id]
-            if seat is not None:
-                theirs.append(Bet.seat == seat)
-            await db.execute(delete(Bet).where(*theirs))
-            db.sync_session.info.pop("state_before", None)  # the bets moved: `_raw_bets` reads them anew
-            balance, free = await ledger.available(db, ledger.Player(cast(int, user_id), str(player)))
+            user_id = int(await tx.value(_USER_ID, {"name": player}))
+            if seat is None:
+                await tx.run(_DROP_PLAYER_BETS, {"t": table.id, "user": user_id})
+            else:
+                await tx.run(_DROP_PLAYER_SEAT_BETS, {"t": table.id, "user": user_id, "seat": seat})
+            tx.info.pop("state_before", None)  # the bets moved: `_raw_bets` reads them anew
+            balance, free = await ledger.available(tx, ledger.Player(user_id, str(player)))
             details = {
                 "player": player,
                 "bets": [{"seat": b.seat, "spot": b.spot, "amount": b.amount} for b in returned],
@@ -1335,17 +1454,17 @@ async def _timed_deal(db: AsyncSession, table: CasinoTable, rt: TableRuntime, ke
                 "key": exc.key,
                 "reason": str(exc),
             }
-            db.add(SignificantEvent(kind="bets_returned", actor="timer", table_id=table.id, details=details))
+            await note(tx, "bets_returned", actor="timer", table_id=table.id, details=details)
             said = {lang: error_body(exc, lang)["error"]["message"] for lang in LANGUAGES}
             hint_snapshot(  # his chips free again; the state says what was returned, this once
-                db, balances={str(player): (balance, free)}, returned=[{**details, "reason": said}]
+                tx, balances={str(player): (balance, free)}, returned=[{**details, "reason": said}]
             )
             if len(returned) == len(raws):
-                hint_snapshot(db, bets=())
+                hint_snapshot(tx, bets=())
                 return StepResult()
 
 
-async def set_deadline(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -> None:
+async def set_deadline(tx: Tx, table: TableRow, rt: TableRuntime) -> None:
     """The timer the table now runs: the turn timer on a holder's decision, at a virtual table the
     betting timer from the first bet of the round. Fenced by the chain's next seq when it was set: a
     change that writes no event (a seat, a bet) keeps a running timer as it is."""
@@ -1366,9 +1485,7 @@ async def set_deadline(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -
             table.deadline_at = now + timedelta(seconds=table.turn_seconds)
             table.deadline_kind = "turn"
     elif table.mode == "virtual" and table.betting_seconds:
-        first = await db.scalar(
-            select(Bet.placed_at).where(Bet.table_id == table.id).order_by(Bet.placed_at).limit(1)
-        )
+        first = await tx.value(_FIRST_BET_AT, {"t": table.id})
         if first is not None:
             table.deadline_at = first + timedelta(seconds=table.betting_seconds)
             table.deadline_kind = "betting"
@@ -1376,7 +1493,7 @@ async def set_deadline(db: AsyncSession, table: CasinoTable, rt: TableRuntime) -
         table.deadline_version = table.next_seq
 
 
-def pending_json(table: CasinoTable, rt: TableRuntime, viewer: Viewer) -> dict[str, Any] | None:
+def pending_json(table: TableRow, rt: TableRuntime, viewer: Viewer) -> dict[str, Any] | None:
     """server.md's ``state.pending``: the card a live table waits for, the decision with its legal
     answers and deadline, or null between rounds (a virtual table's cards are dealt at once)."""
     if not table.in_round:

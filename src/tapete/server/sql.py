@@ -1,0 +1,425 @@
+"""The tables' SQL on the database driver itself: psycopg 3 on PostgreSQL, aiosqlite on the embedded
+SQLite, below SQLAlchemy. A table step is one short transaction of a few statements, taken hundreds of
+times a second; SQLAlchemy's asyncio session and connection cost about 1.1 ms of a process's CPU per
+such transaction on our machines, the driver alone 0.27 ms (docs/performance.md). SQLAlchemy keeps the
+schema (the models, Alembic's migrations) and the people's and the inspector's queries.
+
+`Q` is one statement written once for both databases (``:name`` parameters, ``{lock}`` where PostgreSQL
+locks the rows it reads); `Store` is a process's connections; `Tx` is one transaction on one of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import pydantic_core
+
+from tapete.errors import TapeteError
+
+PING_AFTER_IDLE_SECONDS = 1.0
+"""A pooled PostgreSQL connection idle this long is pinged before use (one that was just used is not)."""
+
+_PARAM = re.compile(r"(?<!:):([A-Za-z_][A-Za-z0-9_]*)")
+#: SQLite's text form of a timestamp, as SQLAlchemy writes it (so that the ORM reads what this wrote)
+_SQLITE_TIME = "%Y-%m-%d %H:%M:%S.%f"
+
+
+class Unavailable(TapeteError):
+    """The database did not answer (restarting, away): the request is refused whole; retry."""
+
+    code = "unavailable"
+
+
+class Violation(Exception):
+    """A constraint of the database refused a write (a unique pair, a wallet below zero); the
+    transaction is rolled back. Its text names the constraint (PostgreSQL) or the columns (SQLite)."""
+
+
+@dataclass(frozen=True)
+class Q:
+    """One statement for both databases: `pg` and `lite` are its two texts. `json`, `times` and
+    `bools` name the result columns (by position) SQLite gives back as text or integers; `writes` is the
+    table a write changes (what a state snapshot asks of a transaction)."""
+
+    pg: str
+    lite: str
+    json: tuple[int, ...] = ()
+    times: tuple[int, ...] = ()
+    bools: tuple[int, ...] = ()
+    writes: str | None = None
+
+
+def q(
+    text: str,
+    /,
+    *,
+    lite: str | None = None,
+    json: Iterable[int] = (),
+    times: Iterable[int] = (),
+    bools: Iterable[int] = (),
+    writes: str | None = None,
+) -> Q:
+    """A statement from its neutral text: ``:name`` parameters, ``{lock}`` (``FOR UPDATE`` on
+    PostgreSQL, nothing on SQLite, whose writer holds the whole database), ``{skip_locked}``, and
+    ``{in_x}`` for a `Many` parameter ``x`` (``= ANY(:x)``, or ``IN (SELECT value FROM json_each(:x))``).
+    `lite` gives SQLite its own text where the two databases differ."""
+    lists = set(re.findall(r"\{in_(\w+)\}", text + (lite or "")))
+    pg = _PARAM.sub(
+        r"%(\1)s",
+        text.replace("%", "%%").format(
+            lock="FOR UPDATE",
+            skip_locked="FOR UPDATE SKIP LOCKED",
+            **{f"in_{x}": f"= ANY(:{x})" for x in lists},
+        ),
+    )
+    sqlite = (lite if lite is not None else text).format(
+        lock="", skip_locked="", **{f"in_{x}": f"IN (SELECT value FROM json_each(:{x}))" for x in lists}
+    )
+    if writes is None:
+        found = re.match(r"\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)", text, re.IGNORECASE)
+        writes = found.group(1) if found else None
+    return Q(pg, sqlite, tuple(json), tuple(times), tuple(bools), writes)
+
+
+def sqlite_time(value: datetime) -> str:
+    """A timestamp as SQLAlchemy keeps it on SQLite: UTC, without its zone, to the microsecond."""
+    return value.astimezone(UTC).strftime(_SQLITE_TIME)
+
+
+def read_time(value: Any) -> datetime | None:
+    """A timestamp read back (SQLite's text or PostgreSQL's own), timezone-aware in UTC."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value if "." in value else value + ".000000"
+        return datetime.strptime(text, _SQLITE_TIME).replace(tzinfo=UTC)
+    assert isinstance(value, datetime)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def dumps(value: Any) -> bytes:
+    """JSON for the database (pydantic-core's serializer: several times the standard library's speed)."""
+    return pydantic_core.to_json(value)
+
+
+class Json:
+    """A parameter to keep as JSON."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class Many:
+    """A list parameter: an array on PostgreSQL (``= ANY(:x)``), JSON text on SQLite (``IN (SELECT value
+    FROM json_each(:x))``)."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: Iterable[Any]) -> None:
+        self.values = list(values)
+
+
+@dataclass
+class Tx:
+    """One transaction on one connection: `one`, `all`, `run`, `many`. `info` carries what a table
+    step tells the state snapshot it will take (`tables.hint_snapshot`); `wrote` the tables it wrote."""
+
+    conn: Any
+    postgres: bool
+    info: dict[str, Any] = field(default_factory=dict)
+    wrote: set[str] = field(default_factory=set)
+
+    def _params(self, params: dict[str, Any] | None) -> Any:
+        if not params:
+            return params or {}
+        out: dict[str, Any] = {}
+        for key, value in params.items():
+            if isinstance(value, Json):
+                value = self._json(value.value)
+            elif isinstance(value, Many):
+                value = value.values if self.postgres else dumps(value.values).decode()
+            elif not self.postgres and isinstance(value, datetime):
+                value = sqlite_time(value)
+            out[key] = value
+        return out
+
+    def _json(self, value: Any) -> Any:
+        if self.postgres:
+            from psycopg.types.json import Json as PgJson
+
+            return PgJson(value)
+        return dumps(value).decode()
+
+    def _row(self, stmt: Q, row: Sequence[Any]) -> tuple[Any, ...]:
+        if self.postgres:
+            if not stmt.times:
+                return tuple(row)
+            out = list(row)
+            for i in stmt.times:
+                out[i] = read_time(out[i])
+            return tuple(out)
+        out = list(row)
+        for i in stmt.json:
+            if isinstance(out[i], str):
+                out[i] = pydantic_core.from_json(out[i])
+        for i in stmt.times:
+            out[i] = read_time(out[i])
+        for i in stmt.bools:
+            if out[i] is not None:
+                out[i] = bool(out[i])
+        return tuple(out)
+
+    async def _execute(self, stmt: Q, params: dict[str, Any] | None) -> Any:
+        if stmt.writes:
+            self.wrote.add(stmt.writes)
+        try:
+            if self.postgres:
+                return await self.conn.execute(stmt.pg, self._params(params))
+            return await self.conn.execute(stmt.lite, self._params(params))
+        except Exception as exc:
+            raise _translated(exc) from exc
+
+    async def one(self, stmt: Q, params: dict[str, Any] | None = None) -> tuple[Any, ...] | None:
+        """The first row of `stmt`'s result, or None."""
+        cursor = await self._execute(stmt, params)
+        row = await cursor.fetchone()
+        return None if row is None else self._row(stmt, row)
+
+    async def all(self, stmt: Q, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        """Every row of `stmt`'s result."""
+        cursor = await self._execute(stmt, params)
+        rows = await cursor.fetchall()
+        if self.postgres and not stmt.times:
+            return [tuple(r) for r in rows]
+        return [self._row(stmt, r) for r in rows]
+
+    async def value(self, stmt: Q, params: dict[str, Any] | None = None) -> Any:
+        """The first column of the first row (None when there is none)."""
+        row = await self.one(stmt, params)
+        return None if row is None else row[0]
+
+    async def run(self, stmt: Q, params: dict[str, Any] | None = None) -> int:
+        """Execute a write; how many rows it changed."""
+        cursor = await self._execute(stmt, params)
+        return int(cursor.rowcount)
+
+    async def many(self, stmt: Q, rows: Sequence[dict[str, Any]]) -> None:
+        """Execute `stmt` once per parameter set, in one call to the driver."""
+        if not rows:
+            return
+        if stmt.writes:
+            self.wrote.add(stmt.writes)
+        try:
+            if self.postgres:
+                async with self.conn.cursor() as cursor:
+                    await cursor.executemany(stmt.pg, [self._params(r) for r in rows])
+            else:
+                await self.conn.executemany(stmt.lite, [self._params(r) for r in rows])
+        except Exception as exc:
+            raise _translated(exc) from exc
+
+
+def _translated(exc: BaseException) -> BaseException:
+    """A driver's error as the server's: a constraint's refusal, the database away, or as it was."""
+    if isinstance(exc, sqlite3.IntegrityError):
+        return Violation(str(exc))
+    if isinstance(exc, sqlite3.OperationalError | sqlite3.InterfaceError):
+        return Unavailable(
+            f"the database did not answer ({exc}): nothing was changed", key="err.api.unavailable"
+        )
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - psycopg is a dependency
+        return exc
+    if isinstance(exc, psycopg.errors.IntegrityError):
+        return Violation(str(exc))
+    if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+        return Unavailable("the database did not answer: nothing was changed", key="err.api.unavailable")
+    return exc
+
+
+@dataclass
+class _Conn:
+    """A pooled connection, with when it was made and when it was last given back."""
+
+    raw: Any
+    made: float
+    idle_since: float
+
+
+class Store:
+    """A process's connections to the casino's database, for `Tx` transactions. PostgreSQL: a pool of
+    psycopg connections (in autocommit mode: each transaction says BEGIN and COMMIT itself); one idle
+    for `PING_AFTER_IDLE_SECONDS` is pinged before use (a dead one is replaced, and the request never sees
+    it); one that fails under a request fails that request whole (`Unavailable`), and every idle one as
+    old as it is dropped (PostgreSQL restarted). SQLite: a few aiosqlite connections (WAL, a busy
+    timeout, foreign keys), whose writes are ordered by the process's writer lock."""
+
+    def __init__(self, url: str, size: int = 20) -> None:
+        self.url = url
+        self.postgres = not url.startswith("sqlite")
+        self.size = size
+        self._idle: list[_Conn] = []
+        self._count = 0
+        self._freed = asyncio.Condition()
+        self._closed = False
+
+    async def _connect(self) -> _Conn:
+        now = time.monotonic()
+        raw: Any
+        try:
+            if self.postgres:
+                import psycopg
+                from psycopg.types.json import set_json_dumps, set_json_loads
+
+                raw = await psycopg.AsyncConnection.connect(
+                    self.url.replace("postgres://", "postgresql://", 1), autocommit=True
+                )
+                set_json_dumps(dumps, context=raw)
+                set_json_loads(pydantic_core.from_json, context=raw)
+                await raw.execute("SET TIME ZONE 'UTC'")
+            else:
+                import aiosqlite
+
+                raw = await aiosqlite.connect(self.url.split(":///", 1)[1], timeout=30, isolation_level=None)
+                for pragma in (
+                    "PRAGMA journal_mode=WAL",
+                    "PRAGMA synchronous=NORMAL",
+                    "PRAGMA foreign_keys=ON",
+                    "PRAGMA busy_timeout=30000",
+                ):
+                    await raw.execute(pragma)
+        except Exception as exc:
+            raise _translated(exc) from exc
+        return _Conn(raw, now, now)
+
+    async def _take(self) -> _Conn:
+        async with self._freed:
+            while not self._idle and self._count >= self.size:
+                await self._freed.wait()
+            conn = self._idle.pop() if self._idle else None
+            if conn is None:
+                self._count += 1  # this slot's connection is made below
+        if conn is not None and not (
+            self.postgres and time.monotonic() - conn.idle_since >= PING_AFTER_IDLE_SECONDS
+        ):
+            return conn
+        if conn is not None:  # idle a while: pinged, replaced in its slot if it died
+            try:
+                await conn.raw.execute("SELECT 1")
+                return conn
+            except Exception:
+                await self._close(conn)
+                await self._drop_older(conn.made)
+        try:
+            return await self._connect()
+        except BaseException:
+            await self._release_slot()
+            raise
+
+    async def _drop_older(self, made: float) -> None:
+        """Close every idle connection made no later than `made` (the server they spoke to went away)."""
+        async with self._freed:
+            old = [c for c in self._idle if c.made <= made]
+            self._idle = [c for c in self._idle if c.made > made]
+            self._count -= len(old)
+            self._freed.notify(len(old))
+        for c in old:
+            await self._close(c)
+
+    @staticmethod
+    async def _close(conn: _Conn) -> None:
+        with contextlib.suppress(Exception):
+            await conn.raw.close()
+
+    async def _release_slot(self) -> None:
+        async with self._freed:
+            self._count -= 1
+            self._freed.notify()
+
+    async def _give_back(self, conn: _Conn) -> None:
+        conn.idle_since = time.monotonic()
+        if self._closed:
+            await self._close(conn)
+            await self._release_slot()
+            return
+        async with self._freed:
+            self._idle.append(conn)
+            self._freed.notify()
+
+    @contextlib.asynccontextmanager
+    async def transaction(self, *, write: bool = True, snapshot: bool = False) -> AsyncIterator[Tx]:
+        """One transaction: committed when the block ends, rolled back when it raises. On SQLite a
+        write takes the database's write lock at its start (BEGIN IMMEDIATE); on PostgreSQL a read of
+        several statements that must see one moment (`snapshot`) is REPEATABLE READ. A pooled connection
+        whose BEGIN fails (its server went away since it was last used) is replaced once: nothing was
+        asked of it yet."""
+        if self.postgres:
+            begin = "BEGIN ISOLATION LEVEL REPEATABLE READ" if snapshot and not write else "BEGIN"
+        else:
+            begin = "BEGIN IMMEDIATE" if write else "BEGIN"
+        conn = await self._take()
+        try:
+            try:
+                await conn.raw.execute(begin)
+            except Exception as exc:
+                await self._close(conn)
+                await self._drop_older(conn.made)
+                if not self.postgres:
+                    raise _translated(exc) from exc
+                conn = await self._connect()  # the server restarted since: a new connection, once
+                try:
+                    await conn.raw.execute(begin)
+                except Exception as again:
+                    raise _translated(again) from again
+        except BaseException:
+            await self._close(conn)
+            await self._release_slot()
+            raise
+        began = True
+        tx = Tx(conn.raw, self.postgres)
+        try:
+            yield tx
+            try:
+                await conn.raw.execute("COMMIT")
+            except Exception as exc:
+                began = False  # whether it committed or not, the connection is not trusted again
+                raise _translated(exc) from exc
+        except BaseException as exc:
+            # a connection that failed, or whose statement was cancelled half way, is not used again;
+            # one the server dropped takes every idle one as old as it along (a restart ends them all)
+            away = not began or isinstance(exc, Unavailable)
+            broken = away or isinstance(exc, asyncio.CancelledError)
+            if not broken:
+                try:
+                    await conn.raw.execute("ROLLBACK")
+                except Exception:
+                    broken = away = True
+            if broken:
+                await self._close(conn)
+                if away:
+                    await self._drop_older(conn.made)
+                await self._release_slot()
+            else:
+                await self._give_back(conn)
+            raise
+        await self._give_back(conn)
+
+    async def close(self) -> None:
+        """Close every connection (those in use are closed as they come back)."""
+        async with self._freed:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._count -= len(idle)
+        for conn in idle:
+            await self._close(conn)
