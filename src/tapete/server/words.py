@@ -164,7 +164,7 @@ def payouts(table_id: int, game: str, rules: CommonRules, rnd: Round | None) -> 
     settles = [ev for ev in rnd.events if ev.get("type") == "settle"]
     if not settles:
         return []
-    key = (table_id, rnd.round_id, len(rnd.events), id(rnd))
+    key = (table_id, rnd.round_id, len(settles), id(rnd))  # a settle once worded keeps its words
     cached = _CACHE.get(key)
     if cached is not None and cached[0] is rnd:
         _CACHE.move_to_end(key)
