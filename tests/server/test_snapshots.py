@@ -6,6 +6,7 @@ bettor's balance), a back-bet request, the deal, decisions, a round's end."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -48,11 +49,14 @@ async def _compare(url: str, tmp_path: Path, table: int, tokens: dict[str, str])
         await a.mutate(table, fn)
         version = a.snapshots[table].version
         for viewer in viewers:
-            pushed = await a.state_for(table, viewer, at_least=version)
+            seq, message = await a.push_for(table, viewer, version)
+            pushed = json.loads(message)  # the push's own JSON, written from its parts
             fresh.snapshots.clear()
             fresh.runtimes.clear()
             read = await fresh.state_for(table, viewer)
-            assert pushed == read, (viewer.name, version)
+            assert seq == version == pushed["seq"] and pushed["type"] == "state", (viewer.name, version)
+            assert pushed["state"] == read, (viewer.name, version)
+            assert list(pushed["state"]) == list(read), "the same members in the same order"
 
     def seat(name: str, number: int) -> Step:
         return lambda tx, t, rt: tables.take_seat(tx, t, rt, who[name], number)

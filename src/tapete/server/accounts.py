@@ -13,13 +13,14 @@ from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import BadRequest
 from tapete.server.config import Settings
 from tapete.server.errors import Conflict, Forbidden, RateLimited, Unauthorized
 from tapete.server.models import ROLES, LoginFailure, LoginSession, SignificantEvent, User, utcnow
+from tapete.server.sql import Q, Tx, q
 
 #: argon2id (argon2-cffi's default type) with its library defaults (RFC 9106's low-memory profile).
 _HASHER = PasswordHasher()
@@ -162,39 +163,66 @@ async def record_failure(db: AsyncSession, name: str, address: str) -> None:
     db.add(LoginFailure(name=name[:64], address=address[:64]))
 
 
-async def authenticate(db: AsyncSession, settings: Settings, token: str | None) -> Caller:
-    """The caller of a token: Unauthorized for none, an unknown one, an ended or an idle session (which
-    is then ended). Touches the session's last-seen time."""
+_BY_TOKEN = q(
+    "SELECT s.id, s.last_seen_at, s.ended_at, u.id, u.name, u.role, u.active FROM sessions s"
+    " JOIN users u ON u.id = s.user_id WHERE s.token_hash = :hash",
+    times=[1, 2],
+    bools=[6],
+)
+_BY_ID = q(
+    "SELECT s.last_seen_at, s.ended_at, u.role, u.active FROM sessions s"
+    " JOIN users u ON u.id = s.user_id WHERE s.id = :id",
+    times=[0, 1],
+    bools=[3],
+)
+_TOUCH = q("UPDATE sessions SET last_seen_at = :now WHERE id = :id")
+_END_IDLE = q(
+    "UPDATE sessions SET ended_at = :now, ended_reason = 'idle' WHERE id = :id AND ended_at IS NULL"
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a session check found: the caller, or the refusal to raise; and what it must write (the
+    session's last-seen time touched, or its end after being idle), committed before either is used."""
+
+    caller: Caller | None
+    refusal: Unauthorized | None = None
+    write: Q | None = None
+    session_id: str = ""
+
+
+async def authenticate(tx: Tx, settings: Settings, token: str | None) -> Verdict:
+    """The caller of a token, or Unauthorized for none, an unknown one, an ended or an idle session
+    (which is then ended); the session's last-seen time is touched now and then (`TOUCH_EVERY`). Read
+    only: what to write is in the verdict (`write_verdict`), so that an idle end is committed although
+    the request is refused, and a read transaction never has to become a writer."""
     if not token:
-        raise Unauthorized("log in first: no token", key="err.api.no_token")
-    row = await db.execute(
-        select(
-            LoginSession.id,
-            LoginSession.last_seen_at,
-            LoginSession.ended_at,
-            User.id,
-            User.name,
-            User.role,
-            User.active,
-        )
-        .join(User, User.id == LoginSession.user_id)
-        .where(LoginSession.token_hash == token_hash(token))
-    )
-    found = row.first()
+        return Verdict(None, Unauthorized("log in first: no token", key="err.api.no_token"))
+    found = await tx.one(_BY_TOKEN, {"hash": token_hash(token)})
     if found is None:
-        raise Unauthorized("this token does not open a session", key="err.api.bad_token")
+        return Verdict(None, Unauthorized("this token does not open a session", key="err.api.bad_token"))
     session_id, last_seen, ended, user_id, name, role, active = found
     now = utcnow()
     if ended is not None or not active:
-        raise Unauthorized("this session has ended: log in again", key="err.api.session_ended")
+        return Verdict(
+            None, Unauthorized("this session has ended: log in again", key="err.api.session_ended")
+        )
     idle = timedelta(minutes=settings.session_idle_minutes)
     if now - last_seen > idle:
-        await _end_idle(db, session_id, now)
-        raise Unauthorized("the session ended after being idle: log in again", key="err.api.session_idle")
+        refusal = Unauthorized("the session ended after being idle: log in again", key="err.api.session_idle")
+        return Verdict(None, refusal, _END_IDLE, session_id)
+    caller = Caller(user_id, name, role, session_id)
     if now - last_seen > min(TOUCH_EVERY, idle / 10):
-        await db.execute(update(LoginSession).where(LoginSession.id == session_id).values(last_seen_at=now))
-        await db.commit()
-    return Caller(user_id, name, role, session_id)
+        return Verdict(caller, None, _TOUCH, session_id)
+    return Verdict(caller)
+
+
+async def write_verdict(tx: Tx, verdict: Verdict) -> None:
+    """What a session check found to write: the last-seen time touched, or the idle session ended (one
+    that already ended keeps its end)."""
+    if verdict.write is not None:
+        await tx.run(verdict.write, {"id": verdict.session_id, "now": utcnow()})
 
 
 async def login_before(db: AsyncSession, caller: Caller) -> datetime | None:
@@ -209,39 +237,21 @@ async def login_before(db: AsyncSession, caller: Caller) -> datetime | None:
     return found
 
 
-async def session_left(db: AsyncSession, settings: Settings, caller: Caller) -> float | None:
+async def session_left(tx: Tx, settings: Settings, caller: Caller) -> tuple[float | None, Verdict | None]:
     """Seconds before the caller's session would end idle, or None when it has ended (logged out, its
-    user deactivated or given another role, or idle: then ended here). Does not count as a use: an open
-    WebSocket asks it, and watching a table is not using the session."""
-    found = (
-        await db.execute(
-            select(LoginSession.last_seen_at, LoginSession.ended_at, User.role, User.active)
-            .join(User, User.id == LoginSession.user_id)
-            .where(LoginSession.id == caller.session_id)
-        )
-    ).first()
+    user deactivated or given another role, or idle: then to be ended, the verdict to write). Does not
+    count as a use: an open WebSocket asks it, and watching a table is not using the session."""
+    found = await tx.one(_BY_ID, {"id": caller.session_id})
     if found is None:
-        return None
+        return None, None
     last_seen, ended, role, active = found
     if ended is not None or not active or role != caller.role:
-        return None
+        return None, None
     now = utcnow()
     left = (last_seen + timedelta(minutes=settings.session_idle_minutes) - now).total_seconds()
     if left < 0:
-        await _end_idle(db, caller.session_id, now)
-        return None
-    return left
-
-
-async def _end_idle(db: AsyncSession, session_id: str, now: datetime) -> None:
-    """End a session that was idle too long, committed at once (a request or a WebSocket's watch found it
-    so; one that already ended keeps its end)."""
-    await db.execute(
-        update(LoginSession)
-        .where(LoginSession.id == session_id, LoginSession.ended_at.is_(None))
-        .values(ended_at=now, ended_reason="idle")
-    )
-    await db.commit()
+        return None, Verdict(None, None, _END_IDLE, caller.session_id)
+    return left, None
 
 
 async def logout(db: AsyncSession, caller: Caller) -> None:

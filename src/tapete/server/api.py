@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -28,6 +30,7 @@ from pydantic import (
     StrictBool,
     StrictInt,
     StrictStr,
+    ValidationError,
     model_validator,
 )
 from sqlalchemy import select
@@ -198,6 +201,69 @@ class FastJSON(JSONResponse):
         return pydantic_core.to_json(content)
 
 
+Handler = Callable[[int, Any, Caller, "Idem | None"], Awaitable[Response]]
+
+
+@dataclass(frozen=True)
+class Lane:
+    """A table step the fast lane takes: its body's model (None: no body) and its handler, the very
+    coroutine the FastAPI endpoint calls."""
+
+    model: type[Body] | None
+    handler: Handler
+
+
+_LANE = re.compile(r"/api/tables/([0-9]{1,10})/(actions|bets|deal|cards)")
+
+
+class FastLane:
+    """A fast lane in front of FastAPI's routing for the table steps a casino takes hundreds of times a
+    second (a holder's decision, a bet, the deal, a live table's card): a well-formed request is parsed
+    by the same body model, authenticated by the same session check and handled by the same coroutine as
+    its endpoint, without FastAPI's routing over every route, its dependency solving and its middleware
+    (on this machine half of what a decision cost the server, docs/performance.md). Anything else — a
+    malformed body, a body that is not JSON, an id out of range — goes to FastAPI whole, so that every
+    refusal of a malformed request is FastAPI's own. It is the outermost layer of the app's middleware
+    (`create_app`)."""
+
+    def __init__(self, app: Any, casino: Casino, lanes: dict[str, Lane]) -> None:
+        self.app, self.casino, self.lanes = app, casino, lanes
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            found = _LANE.fullmatch(scope["path"])
+            if found is not None and int(found[1]) <= MAX_ID:
+                await self._fast(self.lanes[found[2]], int(found[1]), scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    async def _fast(self, lane: Lane, table_id: int, scope: Any, receive: Any, send: Any) -> None:
+        request = Request(scope, receive)
+        raw = await request.body()
+        body: Any = None
+        if lane.model is not None:
+            kind = request.headers.get("content-type", "")
+            if kind.split(";", 1)[0].strip().lower() == "application/json":
+                with contextlib.suppress(ValidationError):
+                    body = lane.model.model_validate_json(raw)
+            if body is None:  # FastAPI says what is wrong with it, as for every endpoint
+
+                async def replay() -> dict[str, Any]:
+                    return {"type": "http.request", "body": raw, "more_body": False}
+
+                await self.app(scope, replay, send)
+                return
+        lang = language(request.headers.get("accept-language"))
+        response: Response
+        try:
+            caller = await self.casino.caller(_token(request))
+            idem = Idem.of(request.headers.get("idempotency-key"), "POST", scope["path"], raw, lang)
+            response = await lane.handler(table_id, body, caller, idem)
+        except TapeteError as exc:
+            response = FastJSON(error_body(exc, lang), status_code=status_of(exc))
+        await response(scope, receive, send)
+
+
 def create_app(casino: Casino) -> FastAPI:
     """The FastAPI app of one server process."""
     # The API's pages (/docs, /redoc) with Swagger UI and ReDoc served by this server, not from a CDN: a
@@ -251,7 +317,10 @@ def create_app(casino: Casino) -> FastAPI:
         HTTP request would be, 400 bad_request with the error body (FastAPI closed it with a bare 403)."""
         await _refuse_socket(websocket, _malformed_request(exc.errors()))
 
-    routers = [router(casino), words.router(casino)]
+    table_router, lanes = router(casino)
+    routers = [table_router, words.router(casino)]
+    stack = app.build_middleware_stack
+    app.build_middleware_stack = lambda: FastLane(stack(), casino, lanes)  # type: ignore[method-assign]
     for each in routers:
         app.include_router(each)
     fastapi_document = app.openapi
@@ -337,9 +406,17 @@ Who = Annotated[Caller, Depends(who)]
 IdemKey = Annotated[Idem | None, Depends(idem_of)]
 
 
-def router(casino: Casino) -> APIRouter:
-    """Every endpoint."""
+def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
+    """Every endpoint; and the table steps the fast lane takes (`TableServer`)."""
     api = APIRouter()
+    lanes: dict[str, Lane] = {}
+
+    def lane(step: str, model: type[Body] | None) -> Callable[[Handler], Handler]:
+        def register(handler: Handler) -> Handler:
+            lanes[step] = Lane(model, handler)
+            return handler
+
+        return register
 
     async def guarded(
         caller: Caller, idem: Idem | None, run: Callable[[], Awaitable[Any]], status: int = 200
@@ -636,13 +713,8 @@ def router(casino: Casino) -> APIRouter:
         changed: dict[str, Any] = await casino.mutate(table_id, run)
         return changed
 
-    @api.post(
-        "/api/tables/{table_id}/bets",
-        tags=["play"],
-        responses={202: {"description": "a back-bet request waits"}},
-    )
-    async def post_bet(table_id: Id, body: BetBody, caller: Who, idem: IdemKey) -> Response:
-        """A bet for the next round; on another's box, a back-bet request (202) that waits for him."""
+    @lane("bets", BetBody)
+    async def bet_step(table_id: int, body: BetBody, caller: Caller, idem: Idem | None) -> Response:
         holder_status: dict[str, int] = {}
 
         async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
@@ -661,6 +733,15 @@ def router(casino: Casino) -> APIRouter:
                 await casino.remember_refusal(caller, idem, status_of(exc), error_body(exc, idem.lang))
             raise
         return FastJSON(result, status_code=holder_status.get("status", 200))
+
+    @api.post(
+        "/api/tables/{table_id}/bets",
+        tags=["play"],
+        responses={202: {"description": "a back-bet request waits"}},
+    )
+    async def post_bet(table_id: Id, body: BetBody, caller: Who, idem: IdemKey) -> Response:
+        """A bet for the next round; on another's box, a back-bet request (202) that waits for him."""
+        return await bet_step(table_id, body, caller, idem)
 
     @api.delete("/api/tables/{table_id}/bets", tags=["play"])
     async def delete_bets(table_id: Id, caller: Who) -> dict[str, Any]:
@@ -688,29 +769,41 @@ def router(casino: Casino) -> APIRouter:
             lambda tx, t, rt: tables.answer_request(tx, t, rt, caller, rid, body.accept),
         )
 
-    @api.post("/api/tables/{table_id}/deal", tags=["play"])
-    async def post_deal(table_id: Id, caller: Who, idem: IdemKey) -> Response:
-        """Close the bets ("no va más") and start the round (dealer, admin)."""
+    @lane("deal", None)
+    async def deal_step(table_id: int, _body: None, caller: Caller, idem: Idem | None) -> Response:
         caller.need("dealer", "admin")
         return await play(
             table_id, caller, idem, lambda tx, t, rt: tables.deal(tx, t, rt, caller.name, casino.key)
         )
 
-    @api.post("/api/tables/{table_id}/actions", tags=["play"])
-    async def post_action(table_id: Id, body: ActionBody, caller: Who, idem: IdemKey) -> Response:
-        """The holder's decision on his box: one of `state.pending.legal`."""
+    @api.post("/api/tables/{table_id}/deal", tags=["play"])
+    async def post_deal(table_id: Id, caller: Who, idem: IdemKey) -> Response:
+        """Close the bets ("no va más") and start the round (dealer, admin)."""
+        return await deal_step(table_id, None, caller, idem)
+
+    @lane("actions", ActionBody)
+    async def action_step(table_id: int, body: ActionBody, caller: Caller, idem: Idem | None) -> Response:
         raw = body.model_dump(exclude_none=True)
         return await play(
             table_id, caller, idem, lambda tx, t, rt: tables.act(tx, t, rt, caller, raw, casino.key)
         )
 
-    @api.post("/api/tables/{table_id}/cards", tags=["live"])
-    async def post_card(table_id: Id, body: CardBody, caller: Who, idem: IdemKey) -> Response:
-        """The next card out of the physical shoe (dealer, live tables)."""
+    @api.post("/api/tables/{table_id}/actions", tags=["play"])
+    async def post_action(table_id: Id, body: ActionBody, caller: Who, idem: IdemKey) -> Response:
+        """The holder's decision on his box: one of `state.pending.legal`."""
+        return await action_step(table_id, body, caller, idem)
+
+    @lane("cards", CardBody)
+    async def card_step(table_id: int, body: CardBody, caller: Caller, idem: Idem | None) -> Response:
         raw = body.model_dump()
         return await play(
             table_id, caller, idem, lambda tx, t, rt: tables.post_card(tx, t, rt, caller, raw, casino.key)
         )
+
+    @api.post("/api/tables/{table_id}/cards", tags=["live"])
+    async def post_card(table_id: Id, body: CardBody, caller: Who, idem: IdemKey) -> Response:
+        """The next card out of the physical shoe (dealer, live tables)."""
+        return await card_step(table_id, body, caller, idem)
 
     @api.post("/api/tables/{table_id}/procedures", tags=["live"])
     async def post_procedure(table_id: Id, body: ProcedureBody, caller: Who, idem: IdemKey) -> Response:
@@ -833,11 +926,10 @@ def router(casino: Casino) -> APIRouter:
 
         async def send_state(version: int | None) -> None:
             nonlocal sent
-            now = await casino.state_for(table_id, caller, at_least=version)
-            if now["seq"] > sent:
-                message = {"type": "state", "seq": now["seq"], "state": now}
-                await websocket.send_text(pydantic_core.to_json(message).decode())
-                sent = now["seq"]
+            seq, message = await casino.push_for(table_id, caller, version)
+            if seq > sent:
+                await websocket.send_text(message.decode())
+                sent = seq
 
         async def pushes() -> None:
             await send_state(None)
@@ -871,7 +963,7 @@ def router(casino: Casino) -> APIRouter:
             with contextlib.suppress(Exception):
                 await websocket.close()
 
-    return api
+    return api, lanes
 
 
 async def _noop() -> None:

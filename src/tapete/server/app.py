@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import TapeteError
 from tapete.server import chain, ledger, state, tables
-from tapete.server.accounts import Caller, authenticate, create_user, session_left, token_hash
+from tapete.server.accounts import Caller, authenticate, create_user, session_left, token_hash, write_verdict
 from tapete.server.config import VERSION, Settings, load_shoe_key
 from tapete.server.db import make_engine, migrate, sessions
 from tapete.server.errors import Conflict, InsufficientFunds, NotFound
@@ -368,12 +368,24 @@ class Casino:
         SQLite is one process whose table lock orders its reads and writes."""
         return self.store.transaction(write=False, snapshot=True)
 
-    async def state_for(
-        self, table_id: int, caller: Caller, *, at_least: int | None = None
-    ) -> dict[str, Any]:
-        """server.md's state of a table for `caller`. A push (`at_least`: the version announced) is made
-        from this process's snapshot when it is that new, without the database; otherwise (a request, or a
-        version another process made) the table is read, and a player's balance is read as it is now."""
+    async def state_for(self, table_id: int, caller: Caller) -> dict[str, Any]:
+        """server.md's state of a table for `caller`, read as it is now (a player's balance too)."""
+        return (await self._state(table_id, caller, None, state.render))[1]
+
+    async def push_for(self, table_id: int, caller: Caller, at_least: int | None) -> tuple[int, bytes]:
+        """A WebSocket push of the table's state to `caller` (its version, its JSON). Made from this
+        process's snapshot when it is as new as the version announced (`at_least`), without the
+        database; otherwise (the first push, or a version another process made) read as `state_for`."""
+        return await self._state(table_id, caller, at_least, state.render_json)
+
+    async def _state(
+        self,
+        table_id: int,
+        caller: Caller,
+        at_least: int | None,
+        render: Callable[[state.Snapshot, TableRuntime, Caller, tuple[int, int] | None], T],
+    ) -> tuple[int, T]:
+        """The state of `render`'s kind, with the version it shows."""
         async with self.lock(table_id):
             snap, rt = self.snapshots.get(table_id), self.runtimes.get(table_id)
             if (
@@ -384,7 +396,7 @@ class Casino:
             ):
                 me = snap.balances.get(caller.name)
                 if caller.role != "player" or me is not None:
-                    return state.render(snap, rt, caller, me)
+                    return snap.version, render(snap, rt, caller, me)
             async with self._reading() as tx:
                 table = await self._table(tx, table_id, for_update=False)
                 rt = await self._runtime(tx, table, writable=False)
@@ -395,7 +407,7 @@ class Casino:
                 me = None
                 if caller.role == "player":
                     me = (await state.balances(tx, [caller.name])).get(caller.name)
-                return state.render(snap, rt, caller, me)
+                return snap.version, render(snap, rt, caller, me)
 
     async def read(self, table_id: int, fn: Callable[[Tx, TableRow, TableRuntime], Awaitable[T]]) -> T:
         """A read of one table's committed state (its runtime rebuilt when another process moved it)."""
@@ -414,12 +426,15 @@ class Casino:
             known = self.trusted.get(hashed)
             if known is not None and time.monotonic() < known[1]:
                 return known[0]
-        try:
-            async with self.db() as db:
-                found = await authenticate(db, self.settings, token)
-        except (OperationalError, DBAPIError) as exc:
-            raise Unavailable("the database did not answer", key="err.api.unavailable") from exc
-        assert hashed is not None  # authenticate refuses a request without a token
+        async with self.store.transaction(write=False) as tx:
+            verdict = await authenticate(tx, self.settings, token)
+        if verdict.write is not None:  # the session touched, or ended idle: committed before the answer
+            async with self._write_lock(), self.store.transaction() as tx:
+                await write_verdict(tx, verdict)
+        if verdict.refusal is not None:
+            raise verdict.refusal
+        found = verdict.caller
+        assert hashed is not None and found is not None  # authenticate refuses a request without a token
         trust = min(self.settings.session_trust_seconds, self.settings.session_idle_minutes * 6)
         if trust > 0:
             if len(self.trusted) > 10_000:  # drop what expired (many clients, or a flood of tokens)
@@ -439,9 +454,12 @@ class Casino:
         try:
             while True:
                 try:
-                    async with self.db() as db:
-                        left = await session_left(db, self.settings, caller)
-                except (OperationalError, DBAPIError):
+                    async with self.store.transaction(write=False) as tx:
+                        left, ended = await session_left(tx, self.settings, caller)
+                    if ended is not None:
+                        async with self._write_lock(), self.store.transaction() as tx:
+                            await write_verdict(tx, ended)
+                except Unavailable:
                     left = 5.0  # the database is away: ask again in a moment
                 except Exception:  # anything else must not drop a viewer's socket: said, and asked again
                     log.exception("checking a WebSocket's session failed")
