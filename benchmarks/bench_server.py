@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+from pydantic_core import from_json  # several times the standard library's speed: bots parse every push
 
 PASSWORD = "bench-password-123"
 ADMIN_PASSWORD = "bench-admin-password"
@@ -56,6 +57,24 @@ def free_port() -> int:
 
 
 # ---------------------------------------------------------------------------------------- servers
+def postgres_cpu_seconds() -> float:
+    """User + system CPU seconds of this machine's PostgreSQL processes (Linux /proc): what the database
+    spent on the load, beside the servers and the bots (other databases of the cluster included)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if stat[stat.index("(") + 1 : stat.rindex(")")].startswith("postgres"):
+            fields = stat.rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    return total / ticks
+
+
 def group_cpu_seconds(pgid: int) -> float:
     """User + system CPU seconds of the live processes in process group `pgid` (Linux /proc)."""
     ticks = os.sysconf("SC_CLK_TCK")
@@ -185,7 +204,7 @@ class Client:
                     headers=headers,
                     timeout=aiohttp.ClientTimeout(total=30),
                 ) as r:
-                    return r.status, await r.json(content_type=None)
+                    return r.status, from_json(await r.read() or b"null")
             except (TimeoutError, aiohttp.ClientError) as exc:
                 last = exc
                 self.failover()
@@ -268,7 +287,7 @@ class Bot:
                 async for msg in ws:
                     if msg.type != aiohttp.WSMsgType.TEXT:
                         break
-                    data = json.loads(msg.data)
+                    data = from_json(msg.data)
                     if data.get("type") == "state":
                         self.stats.pushes += 1
                         self.offer(data["state"])
@@ -436,6 +455,7 @@ async def drive(
         await asyncio.sleep(args.warmup)
         stats.counting = True
         cpu0 = cpu() if cpu else 0.0
+        bots0, pg0 = time.process_time(), postgres_cpu_seconds()
         t0 = time.perf_counter()
         seconds = args.soak * 60 if args.soak else args.seconds
         chaos_task = asyncio.create_task(chaos(stats)) if chaos else None
@@ -456,6 +476,7 @@ async def drive(
             last = n
         elapsed = time.perf_counter() - t0
         cpu_used = cpu() - cpu0 if cpu else None
+        bots_used, pg_used = time.process_time() - bots0, postgres_cpu_seconds() - pg0
         stats.counting = False
         if chaos_task:
             chaos_task.cancel()
@@ -490,6 +511,10 @@ async def drive(
         if cpu_used is not None and stats.decisions and not args.soak:
             result["server_cpu_ms_per_decision"] = round(cpu_used * 1000 / len(stats.decisions), 2)
             result["server_cores_busy"] = round(cpu_used / elapsed, 2)
+        if not args.soak:  # the rest of the machine: the bots (this process) and PostgreSQL
+            result["bots_cores_busy"] = round(bots_used / elapsed, 2)
+            if args.postgres:
+                result["postgres_cores_busy"] = round(pg_used / elapsed, 2)
         if args.soak:  # the administrator's session went idle long ago: a new one
             admin = await login(session, urls, "admin", admin_password)
             result["checks"] = await soak_checks(session, urls, admin, ids, clients[: len(ids) * 7])
@@ -611,6 +636,8 @@ def summary(result: dict[str, Any], label: str) -> str:
             if "server_cpu_ms_per_decision" in result
             else ""
         )
+        + (f"; bots {result['bots_cores_busy']} cores" if "bots_cores_busy" in result else "")
+        + (f"; postgres {result['postgres_cores_busy']} cores" if "postgres_cores_busy" in result else "")
     )
 
 

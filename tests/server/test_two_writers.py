@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
+from tapete.errors import TapeteError
 from tapete.server import chain, tables
+from tapete.server.accounts import Caller
 from tapete.server.app import Casino
 from tapete.server.sql import Tx
 from tapete.server.tables import TableRow, TableRuntime
@@ -115,3 +117,121 @@ def test_a_read_never_mixes_two_moments_of_a_table(
     assert after["seq"] == seen["seq"] + 1
     assert after["seats"][1]["bets"] == [{"player": "p2", "spot": "main", "amount": 500}]
     assert seen["seats"][1]["bets"] == [], "the state of one version showed a bet of the next"
+
+
+async def _warm_pair(url: str, tmp_path: Path, table: int) -> tuple[Casino, Casino]:
+    """Two processes on one database, each holding the table at its latest version (read once)."""
+    a = Casino(settings_for(url, tmp_path / "a"))
+    b = Casino(settings_for(url, tmp_path / "b"))
+    for casino in (a, b):
+        await casino.read(table, lambda tx, t, rt: _nothing())
+        await casino.state_for(table, _admin())  # its snapshot of the version
+    return a, b
+
+
+async def _nothing() -> None:
+    return None
+
+
+def _admin() -> Caller:
+    return Caller(user_id=1, name="admin", role="admin", session_id="-")
+
+
+def test_a_step_from_a_picture_another_process_outdated_is_taken_again_from_the_database(
+    casino_db: tuple[str, int, dict[str, str]], tmp_path: Path
+) -> None:
+    """A holds the table at its latest version; B deals. A's bet, computed from what A knew (bets still
+    open), finds at its transaction's start that the table moved, and is taken again from the database:
+    refused, as the round is in play; nothing of it is written."""
+    url, table, tokens = casino_db
+
+    async def scenario() -> tuple[str, int]:
+        a, b = await _warm_pair(url, tmp_path, table)
+        p2 = await a.caller(tokens["p2"])
+        await b.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", b.key))
+        try:
+            await a.mutate(table, lambda tx, t, rt: tables.place_bet(tx, t, rt, p2, 2, "main", 500))
+        except TapeteError as exc:
+            refused = exc.code
+        else:
+            refused = "taken"
+        async with a.store.transaction(write=False) as tx:
+            bets = len(await tables.bets_in_order(tx, table))
+        for casino in (a, b):
+            await casino.dispose()
+        return refused, bets
+
+    assert asyncio.run(scenario()) == ("conflict", 0)
+
+
+def test_a_refusal_from_a_picture_another_process_outdated_is_checked_first(
+    casino_db: tuple[str, int, dict[str, str]], tmp_path: Path
+) -> None:
+    """A holds the table with no bet on it; through B, p2 bets. A's deal, which its picture would refuse
+    (no bets), finds the table moved and deals p2's bet."""
+    url, table, tokens = casino_db
+
+    async def scenario() -> dict[str, Any]:
+        a0 = Casino(settings_for(url, tmp_path / "a0"))
+        p1 = await a0.caller(tokens["p1"])
+        await a0.mutate(table, lambda tx, t, rt: tables.take_back_bets(tx, t.id, p1.user_id))
+        await a0.dispose()
+        a, b = await _warm_pair(url, tmp_path, table)
+        p2 = await b.caller(tokens["p2"])
+        await b.mutate(table, lambda tx, t, rt: tables.place_bet(tx, t, rt, p2, 2, "main", 500))
+        await a.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", a.key))
+        state = await a.state_for(table, _admin())
+        for casino in (a, b):
+            await casino.dispose()
+        return state
+
+    state = asyncio.run(scenario())
+    assert state["phase"] == "playing"
+    assert [s["holder"] for s in state["view"]["seats"]] == ["p2"]
+
+
+def test_a_warm_decision_is_one_statement(
+    casino_db: tuple[str, int, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that holds the table at its latest version writes a decision that moves no chips and
+    ends no round in one statement fenced by the row it started from: no transaction is begun. The
+    decision that ends the round (it moves the chips) begins one, finds the table as it knew it, and
+    nothing is ever rebuilt from the database."""
+    url, table, tokens = casino_db
+
+    async def scenario() -> list[tuple[int, int, int]]:
+        a = Casino(settings_for(url, tmp_path / "a"))
+        p1 = await a.caller(tokens["p1"])
+        await a.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", a.key))
+        await a.state_for(table, _admin())
+        counts = {"once": 0, "begun": 0, "rebuilt": 0}
+        once, begun, build = a.store.once, a.store._begun, tables.build_runtime
+
+        async def counted_once(*args: Any) -> int:
+            counts["once"] += 1
+            return await once(*args)
+
+        async def counted_begun(*args: Any) -> Any:
+            counts["begun"] += 1
+            return await begun(*args)
+
+        async def counted_build(*args: Any) -> Any:
+            counts["rebuilt"] += 1
+            return await build(*args)
+
+        monkeypatch.setattr(a.store, "once", counted_once)
+        monkeypatch.setattr(a.store, "_begun", counted_begun)
+        monkeypatch.setattr(tables, "build_runtime", counted_build)
+        steps = []
+        while (rnd := a.runtimes[table].round) is not None and rnd.pending is not None:
+            pending = rnd.pending
+            action = {"seat": pending.seat, "action": "decline" if "decline" in pending.legal else "stand"}
+            counts.update(once=0, begun=0)
+            await a.mutate(table, lambda tx, t, rt, x=action: tables.act(tx, t, rt, p1, x, a.key))
+            steps.append((counts["once"], counts["begun"], counts["rebuilt"]))
+        await a.dispose()
+        return steps
+
+    steps = asyncio.run(scenario())
+    assert steps[:-1] == [(1, 0, 0)] * (len(steps) - 1)  # each a statement of its own
+    assert steps[-1] == (0, 1, 0)  # the round's end: a transaction, begun on what the step knew

@@ -314,51 +314,111 @@ class Casino:
         """A change of one table: under its locks, in one transaction (events, their chain and the
         ledger together), its version moved, its timer set, its state's snapshot taken, committed, then
         pushed. `then` makes the answer from what `fn` returned and the new snapshot, so that it shows the
-        new version and timer."""
+        new version and timer.
+
+        A table this process holds at its latest version (its row, runtime and snapshot) takes the step
+        optimistically: nothing is asked of the database until the step reads or writes beyond its
+        records; then the transaction begins, the row is locked and must still be the one the step
+        started from (else `tables.Stale`). A step that read nothing (a decision that moves no chips and
+        ends no round) is written in one statement fenced by that row (`tables.commit_fenced`). A stale
+        step is taken again from the database under the row's lock."""
         async with self.lock(table_id), self._write_lock():
-            version = 0
-            snap: state.Snapshot | None = None
-            row: TableRow | None = None
             try:
-                async with self.store.transaction() as tx:
+                done = await self._step(table_id, fn, caller, idem, then, warm=idem is None)
+            except tables.Stale:
+                done = await self._step(table_id, fn, caller, idem, then, warm=False)
+            if done is None:
+                return cast(T, None)  # nothing happened: nothing to commit, no new version, no push
+            result, version = done
+        await self.broker.publish(table_id, version)
+        return result
+
+    async def _verify_unread(self, table_id: int, known: TableRow) -> None:
+        """An optimistic step that asked nothing of the database refused, or found nothing to do, from
+        what this process knew of the table: Stale (taken again from the database) unless the table is
+        still as it knew it."""
+        async with self.store.transaction(write=False) as tx:
+            found = await tx.one(_FRESH, {"id": table_id})
+        if found != (known.version, known.next_seq, known.head_hash):
+            raise tables.Stale()
+
+    def _warm(self, table_id: int) -> tuple[TableRow, TableRuntime] | None:
+        """The table's row and runtime as this process last committed or read them, when its snapshot is
+        of the same version (what an optimistic step starts from)."""
+        row, rt, snap = self.rows.get(table_id), self.runtimes.get(table_id), self.snapshots.get(table_id)
+        if row is None or rt is None or snap is None or not row.version == rt.version == snap.version:
+            return None
+        return dataclasses.replace(row), rt
+
+    async def _step(
+        self,
+        table_id: int,
+        fn: Callable[[Tx, TableRow, TableRuntime], Awaitable[T]],
+        caller: Caller | None,
+        idem: Idem | None,
+        then: Callable[[Tx, TableRuntime, T, state.Snapshot], Awaitable[T]] | None,
+        *,
+        warm: bool,
+    ) -> tuple[T, int] | None:
+        held = self._warm(table_id) if warm else None
+        known = dataclasses.replace(held[0]) if held is not None else None  # the row the step starts from
+
+        async def still(tx: Tx) -> None:  # the optimistic step's transaction began: the row as it knew it
+            assert known is not None
+            found = await tx.one(_FRESH_LOCKED, {"id": table_id})
+            if found != (known.version, known.next_seq, known.head_hash):
+                raise tables.Stale()
+            await tx.flush()
+
+        begun: list[Tx] = []
+        try:
+            async with self.store.transaction(lazy=still if held is not None else None) as tx:
+                begun.append(tx)
+                if held is not None:
+                    table, rt = held
+                    start = dataclasses.replace(table)
+                else:
                     if idem is not None and caller is not None:
                         await self._replay(tx, caller, idem)
                     table = await self._table(tx, table_id, for_update=True)
-                    start = dataclasses.replace(table)
+                    start = dataclasses.replace(table)  # the row as it is: what the step writes is its diff
                     rt = await self._runtime(tx, table, writable=True)
-                    before = self.snapshots.get(table_id)
-                    if before is not None and before.version == table.version == rt.version:
-                        tx.info["state_before"] = before  # tables.state_before
-                    result = await fn(tx, table, rt)
-                    table.version += 1
-                    rt.made_at(table)
-                    await tables.set_deadline(tx, table, rt)
+                before = self.snapshots.get(table_id)
+                if before is not None and before.version == table.version == rt.version:
+                    tx.info["state_before"] = before  # tables.state_before
+                result = await fn(tx, table, rt)
+                table.version += 1
+                rt.made_at(table)
+                await tables.set_deadline(tx, table, rt)
+                snap = await state.snapshot(tx, table, rt, self.snapshots.get(table_id))
+                if then is not None:
+                    result = await then(tx, rt, result, snap)
+                if idem is not None and caller is not None:
+                    await self._remember(tx, caller, idem, 200, _jsonable(result))
+                if tx.lazy is not None:  # it read nothing: one statement, fenced by the row it started from
+                    await tables.commit_fenced(self.store, start, table, tx.deferred)
+                else:
                     await tables.write_row(tx, table, start)
-                    row = dataclasses.replace(table)
-                    version = table.version
-                    snap = await state.snapshot(tx, table, rt, self.snapshots.get(table_id))
-                    if then is not None:
-                        result = await then(tx, rt, result, snap)
-                    if idem is not None and caller is not None:
-                        await self._remember(tx, caller, idem, 200, _jsonable(result))
-            except tables.NoChange:  # only the timers' sweep raises it, and reads None as "nothing fired"
-                kept, known = self.runtimes.get(table_id), self.rows.get(table_id)
-                if kept is not None and (known is None or kept.version != known.version):
-                    self.runtimes.pop(table_id, None)  # it moved in what was rolled back (a shoe recovered)
-                return cast(T, None)  # nothing happened: nothing to commit, no new version, no push
-            except BaseException as exc:
-                # the engine may have moved: rebuild from what was committed
-                self.runtimes.pop(table_id, None)
-                self.snapshots.pop(table_id, None)
-                self.rows.pop(table_id, None)
-                if isinstance(exc, Violation):
-                    await self._refused_by_database(exc, caller, idem)
-                raise
-            if snap is not None and row is not None:
-                self.snapshots[table_id] = snap
-                self.rows[table_id] = row
-        await self.broker.publish(table_id, version)
-        return result
+        except tables.NoChange:  # only the timers' sweep raises it, and reads None as "nothing fired"
+            if known is not None and begun and begun[0].lazy is not None:
+                await self._verify_unread(table_id, known)
+            kept, last = self.runtimes.get(table_id), self.rows.get(table_id)
+            if kept is not None and (last is None or kept.version != last.version):
+                self.runtimes.pop(table_id, None)  # it moved in what was rolled back (a shoe recovered)
+            return None
+        except BaseException as exc:
+            # the engine may have moved: rebuild from what was committed
+            self.runtimes.pop(table_id, None)
+            self.snapshots.pop(table_id, None)
+            self.rows.pop(table_id, None)
+            if isinstance(exc, TapeteError) and known is not None and begun and begun[0].lazy is not None:
+                await self._verify_unread(table_id, known)  # a refusal from what it knew: still so?
+            if isinstance(exc, Violation):
+                await self._refused_by_database(exc, caller, idem)
+            raise
+        self.snapshots[table_id] = snap
+        self.rows[table_id] = dataclasses.replace(table)
+        return result, table.version
 
     def _reading(self) -> Any:
         """A read of a table in several statements sees one moment: on PostgreSQL its transaction is

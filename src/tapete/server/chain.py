@@ -36,7 +36,9 @@ class Record:
 
 AnyRecord = Record | EventRecord
 _COLUMNS = 'seq, "round", event, prev, "at", "by", hash'
-_APPEND = q(
+#: the columns of a record as `append` writes them
+RECORD_COLUMNS = ("table_id", "seq", "round", "round_no", "event", "prev", "at", "by", "hash")
+APPEND = q(
     'INSERT INTO events (table_id, seq, "round", round_no, event, prev, "at", "by", hash)'
     " VALUES (:table_id, :seq, :round, :round_no, :event, :prev, :at, :by, :hash)"
 )
@@ -100,8 +102,9 @@ async def append(
         rows.append(Record(table.next_seq, str(round_id), event, table.head_hash, at, by, digest))
         table.next_seq += 1
         table.head_hash = digest
-    # one call for the step's records; the table's row is written once, at the end of the step
-    await tx.many(_APPEND, values)
+    # one call for the step's records (held back until the step's transaction begins, or written with
+    # the table's row in the step's one statement, `tables.commit_fenced`)
+    await tx.defer(APPEND, values)
     return rows
 
 

@@ -15,7 +15,7 @@ import contextlib
 import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -138,6 +138,31 @@ class Tx:
     postgres: bool
     info: dict[str, Any] = field(default_factory=dict)
     wrote: set[str] = field(default_factory=set)
+    #: begins the transaction before its first statement (`Store.transaction`'s `lazy`), or None
+    lazy: Callable[[], Awaitable[None]] | None = None
+    #: writes held back until the transaction begins (`defer`)
+    deferred: list[tuple[Q, list[dict[str, Any]]]] = field(default_factory=list)
+
+    async def _ready(self) -> None:
+        if self.lazy is not None:
+            start, self.lazy = self.lazy, None
+            await start()
+
+    async def defer(self, stmt: Q, rows: list[dict[str, Any]]) -> None:
+        """Write `rows` with `stmt` now, or, before a lazy transaction began, when it begins (or in the
+        one statement a step that read nothing ends with)."""
+        if self.lazy is not None:
+            if stmt.writes:
+                self.wrote.add(stmt.writes)
+            self.deferred.append((stmt, rows))
+            return
+        await self.many(stmt, rows)
+
+    async def flush(self) -> None:
+        """Write what was held back (`defer`)."""
+        held, self.deferred = self.deferred, []
+        for stmt, rows in held:
+            await self.many(stmt, rows)
 
     def _params(self, params: dict[str, Any] | None) -> Any:
         if not params:
@@ -180,6 +205,8 @@ class Tx:
         return tuple(out)
 
     async def _execute(self, stmt: Q, params: dict[str, Any] | None) -> Any:
+        if self.lazy is not None:
+            await self._ready()
         if stmt.writes:
             self.wrote.add(stmt.writes)
         try:
@@ -217,6 +244,8 @@ class Tx:
         """Execute `stmt` once per parameter set, in one call to the driver."""
         if not rows:
             return
+        if self.lazy is not None:
+            await self._ready()
         if stmt.writes:
             self.wrote.add(stmt.writes)
         try:
@@ -357,17 +386,9 @@ class Store:
             self._idle.append(conn)
             self._freed.notify()
 
-    @contextlib.asynccontextmanager
-    async def transaction(self, *, write: bool = True, snapshot: bool = False) -> AsyncIterator[Tx]:
-        """One transaction: committed when the block ends, rolled back when it raises. On SQLite a
-        write takes the database's write lock at its start (BEGIN IMMEDIATE); on PostgreSQL a read of
-        several statements that must see one moment (`snapshot`) is REPEATABLE READ. A pooled connection
-        whose BEGIN fails (its server went away since it was last used) is replaced once: nothing was
-        asked of it yet."""
-        if self.postgres:
-            begin = "BEGIN ISOLATION LEVEL REPEATABLE READ" if snapshot and not write else "BEGIN"
-        else:
-            begin = "BEGIN IMMEDIATE" if write else "BEGIN"
+    async def _begun(self, begin: str) -> _Conn:
+        """A pooled connection with its transaction begun. One whose BEGIN fails (its server went away
+        since it was last used) is replaced once: nothing was asked of it yet."""
         conn = await self._take()
         try:
             try:
@@ -386,34 +407,101 @@ class Store:
             await self._close(conn)
             await self._release_slot()
             raise
-        began = True
-        tx = Tx(conn.raw, self.postgres)
-        try:
-            yield tx
+        return conn
+
+    async def _end(self, conn: _Conn, exc: BaseException | None) -> None:
+        """Commit (`exc` None) or roll back, and give the connection back; a connection that failed, or
+        whose statement was cancelled half way, is not used again, and one the server dropped takes every
+        idle one as old as it along (a restart ends them all)."""
+        away = broken = False
+        if exc is None:
             try:
                 await conn.raw.execute("COMMIT")
-            except Exception as exc:
-                began = False  # whether it committed or not, the connection is not trusted again
-                raise _translated(exc) from exc
-        except BaseException as exc:
-            # a connection that failed, or whose statement was cancelled half way, is not used again;
-            # one the server dropped takes every idle one as old as it along (a restart ends them all)
-            away = not began or isinstance(exc, Unavailable)
+            except Exception as failed:
+                await self._close(conn)  # whether it committed or not, the connection is not trusted
+                await self._drop_older(conn.made)
+                await self._release_slot()
+                raise _translated(failed) from failed
+        else:
+            away = isinstance(exc, Unavailable)
             broken = away or isinstance(exc, asyncio.CancelledError)
             if not broken:
                 try:
                     await conn.raw.execute("ROLLBACK")
                 except Exception:
                     broken = away = True
-            if broken:
+        if broken:
+            await self._close(conn)
+            if away:
+                await self._drop_older(conn.made)
+            await self._release_slot()
+        else:
+            await self._give_back(conn)
+
+    def _begin_sql(self, write: bool, snapshot: bool) -> str:
+        if self.postgres:
+            return "BEGIN ISOLATION LEVEL REPEATABLE READ" if snapshot and not write else "BEGIN"
+        return "BEGIN IMMEDIATE" if write else "BEGIN"
+
+    @contextlib.asynccontextmanager
+    async def transaction(
+        self,
+        *,
+        write: bool = True,
+        snapshot: bool = False,
+        lazy: Callable[[Tx], Awaitable[None]] | None = None,
+    ) -> AsyncIterator[Tx]:
+        """One transaction: committed when the block ends, rolled back when it raises. On SQLite a
+        write takes the database's write lock at its start (BEGIN IMMEDIATE); on PostgreSQL a read of
+        several statements that must see one moment (`snapshot`) is REPEATABLE READ.
+
+        With `lazy`, the transaction begins only when its first statement is sent, and `lazy` runs
+        right after its BEGIN (a table step checks there that the table is still as it computed from,
+        and writes what it held back, `Tx.defer`); a block that sent none leaves nothing to commit (a
+        table step then writes itself in one statement, `once`)."""
+        begin = self._begin_sql(write, snapshot)
+        opened: list[_Conn] = []
+        tx = Tx(None, self.postgres)
+
+        async def start() -> None:
+            conn = await self._begun(begin)
+            opened.append(conn)
+            tx.conn = conn.raw
+            if lazy is not None:
+                await lazy(tx)
+
+        if lazy is None:
+            await start()
+        else:
+            tx.lazy = start
+        try:
+            yield tx
+        except BaseException as exc:
+            if opened:
+                await self._end(opened[0], exc)
+            raise
+        if opened:
+            await self._end(opened[0], None)
+
+    async def once(self, stmt: Q, params: dict[str, Any]) -> int:
+        """One statement in a transaction of its own (PostgreSQL's implicit one: no BEGIN, no COMMIT, one
+        round trip); how many rows it changed. Not retried on a connection that fails: whether it was
+        applied is then unknown, and the caller is told the database is away."""
+        conn = await self._take()
+        tx = Tx(conn.raw, self.postgres)
+        try:
+            changed = await tx.run(stmt, params)
+        except BaseException as exc:
+            if isinstance(exc, Unavailable | asyncio.CancelledError):
                 await self._close(conn)
-                if away:
+                if isinstance(exc, Unavailable):
                     await self._drop_older(conn.made)
                 await self._release_slot()
             else:
                 await self._give_back(conn)
             raise
         await self._give_back(conn)
+        return changed
 
     async def close(self) -> None:
         """Close every connection (those in use are closed as they come back)."""

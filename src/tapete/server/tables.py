@@ -31,7 +31,7 @@ from tapete.server.accounts import Caller
 from tapete.server.chain import AnyRecord, Record
 from tapete.server.errors import Conflict, Forbidden, InsufficientFunds, NotFound, error_body
 from tapete.server.models import utcnow
-from tapete.server.sql import Json, Tx, q
+from tapete.server.sql import Json, Store, Tx, q
 from tapete.session import make_shoe
 from tapete.shoe import SecureRandom, Shoe, burn_count, open_shoe, seal_shoe
 from tapete.table import RawBet, check_entry, place_bets
@@ -510,28 +510,109 @@ async def _new_shoe(
 async def write_row(tx: Tx, table: TableRow, before: TableRow | None) -> None:
     """Write the columns of the table's row that moved since `before` (every one without it), in one
     UPDATE. (A JSON column is changed by giving it a new value, never in place.)"""
+    changed = _changed(table, before)
+    if changed:
+        await tx.run(_update_of(", ".join(f"{key} = :{key}" for key in changed)), {**changed, "id": table.id})
+
+
+def _changed(table: TableRow, before: TableRow | None) -> dict[str, Any]:
+    """The row's columns that moved since `before`, as parameters (JSON columns wrapped)."""
     changed = {
         key: getattr(table, key)
         for key in COLUMNS
         if key != "id" and (before is None or getattr(before, key) != getattr(table, key))
     }
-    if not changed:
-        return
-    sets = ", ".join(f"{key} = :{key}" for key in changed)
     for key in _JSON_COLUMNS:
         if key in changed and changed[key] is not None:
             changed[key] = Json(changed[key])
-    await tx.run(_update_of(sets), {**changed, "id": table.id})
+    return changed
+
+
+class Stale(Exception):
+    """The table moved under what this process knew of it (another process took a step): the step is
+    taken again from the database, under the row lock."""
+
+
+_FENCE = "id = :id AND version = :fence_version AND next_seq = :fence_seq AND head_hash = :fence_head"
+#: a record's columns with their types, for the VALUES of the one statement of a step
+_TYPED = (
+    ("seq", "integer"),
+    ("round", "varchar"),
+    ("round_no", "integer"),
+    ("event", "json"),
+    ("prev", "varchar"),
+    ("at", "varchar"),
+    ("by", "varchar"),
+    ("hash", "varchar"),
+)
+_FENCED: dict[tuple[str, int], Any] = {}
+
+
+def _fenced_statement(sets: str, records: int) -> Any:
+    """PostgreSQL's one statement for a step that read nothing: the table's row written only where it
+    is still the row the step started from (its version, chain length and head: the fence), and the
+    step's records inserted only where the fence held (made once per set of columns and records)."""
+    found = _FENCED.get((sets, records))
+    if found is not None:
+        return found
+    if not records:
+        text = f"UPDATE tables SET {sets} WHERE {_FENCE}"
+    else:
+        rows = ", ".join(
+            "(" + ", ".join(f"CAST(:{name}_{i} AS {kind})" for name, kind in _TYPED) + ")"
+            for i in range(records)
+        )
+        names = ", ".join(f'"{name}"' if name in ("round", "at", "by") else name for name, _ in _TYPED)
+        text = (
+            f"WITH fence AS (UPDATE tables SET {sets} WHERE {_FENCE} RETURNING id)"
+            f" INSERT INTO events (table_id, {names}) SELECT fence.id, r.* FROM fence,"
+            f" (VALUES {rows}) AS r({', '.join(name for name, _ in _TYPED)})"
+        )
+    found = _FENCED[(sets, records)] = q(text, writes="events" if records else "tables")
+    return found
+
+
+async def commit_fenced(store: Store, start: TableRow, table: TableRow, deferred: Sequence[Any]) -> None:
+    """Write a step that read nothing (a holder's decision that moves no chips and ends no round): its
+    records and the table's row, fenced by the row it started from, in one statement and one round trip
+    on PostgreSQL (BEGIN, the row's lock, the records, the row and COMMIT were five), in one short
+    transaction on SQLite. Stale when the fence did not hold: nothing was written."""
+    records = [row for stmt, rows in deferred for row in rows if stmt is chain.APPEND]
+    assert len(records) == sum(len(rows) for _, rows in deferred), "only a step's records are held back"
+    changed = _changed(table, start)
+    sets = ", ".join(f"{key} = :{key}" for key in changed)
+    fence = {
+        "id": table.id,
+        "fence_version": start.version,
+        "fence_seq": start.next_seq,
+        "fence_head": start.head_hash,
+    }
+    if not store.postgres:
+        async with store.transaction() as tx:
+            if await tx.run(_update_of(sets, fenced=True), {**changed, **fence}) != 1:
+                raise Stale()
+            await tx.many(chain.APPEND, records)
+        return
+    params: dict[str, Any] = {**changed, **fence}
+    for i, record in enumerate(records):
+        for name, _ in _TYPED:
+            params[f"{name}_{i}"] = record[name]
+    done = await store.once(_fenced_statement(sets, len(records)), params)
+    if done != max(len(records), 1):
+        raise Stale()
 
 
 _UPDATES: dict[str, Any] = {}
 
 
-def _update_of(sets: str) -> Any:
-    """The UPDATE of these columns of a table's row (made once per set of columns)."""
-    found = _UPDATES.get(sets)
+def _update_of(sets: str, *, fenced: bool = False) -> Any:
+    """The UPDATE of these columns of a table's row, or only where the row is still the one a step
+    started from (`_FENCE`); made once per set of columns."""
+    found = _UPDATES.get(sets if not fenced else "fenced:" + sets)
     if found is None:
-        found = _UPDATES[sets] = q(f"UPDATE tables SET {sets} WHERE id = :id")
+        found = _UPDATES[sets if not fenced else "fenced:" + sets] = q(
+            f"UPDATE tables SET {sets} WHERE {_FENCE if fenced else 'id = :id'}"
+        )
     return found
 
 
