@@ -89,10 +89,10 @@ def test_art8_player_view_never_holds_hole_card(game: str) -> None:
     assert rnd.view("inspector")["dealer"] == ["9h", "Kd"]
 
 
-def test_viewers_share_one_frozen_picture_of_the_boxes_per_step(game: str) -> None:
-    """A table pushes each step to all its viewers: the boxes are built once per step and shared, so
-    writing into one viewer's view is refused (it would change another's), and the next step shows
-    itself (the picture follows the round's events); the inspector's is his own and equal to theirs."""
+def test_viewers_share_one_picture_of_the_boxes_per_step(game: str) -> None:
+    """A table pushes each step to all its viewers: the boxes are built once per step and shared, and
+    the next step shows itself (the picture follows the round's events, never a picture of an earlier
+    step); the inspector's is his own and equal to theirs."""
     rules = load_rules(game, {})
     cls = _cls(game)
     boxes = place_bets([RawBet(1, "ana", "main", 1000), RawBet(2, "bea", "main", 1000)], cls.bet_spec(rules))
@@ -101,10 +101,7 @@ def test_viewers_share_one_frozen_picture_of_the_boxes_per_step(game: str) -> No
     ana, bea = rnd.view("player:ana"), rnd.view("player:bea")
     assert ana["seats"] is bea["seats"] and ana["viewer"] != bea["viewer"]
     assert ana["seats"] == rnd.view("inspector")["seats"]
-    with pytest.raises(TypeError):
-        ana["seats"][0]["hands"][0]["cards"].append("As")
-    with pytest.raises(TypeError):
-        ana["seats"][0]["holder"] = "eve"
+    assert ana["seats"] is not rnd.view("inspector")["seats"]
     assert rnd.view("player:bea")["seats"][0]["hands"][0]["cards"] == ["Ts", "7c"]
     while rnd.pending is not None and "hit" not in rnd.pending.legal:  # the offers, declined
         rnd.apply(Action(rnd.pending.seat, "decline"))

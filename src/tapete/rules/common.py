@@ -127,31 +127,9 @@ class FrozenDict(dict[str, Any]):
         return (dict, (dict(self),))
 
 
-class FrozenList(list[Any]):
-    """A list that refuses to change: equal to, and JSON-serialised as, any list; safe to share between
-    the views of several viewers."""
-
-    def _refuse(self, *args: object, **kwargs: object) -> None:
-        raise TypeError("this view is shared: copy it to change it")
-
-    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
-    append = extend = insert = remove = pop = clear = sort = reverse = _refuse
-
-    def __copy__(self) -> list[Any]:
-        return list(self)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
-        import copy
-
-        return [copy.deepcopy(v, memo) for v in self]
-
-    def __reduce__(self) -> Any:
-        return (list, (list(self),))
-
-
 def freeze(value: Any, *, lists: Callable[[Iterable[Any]], Any] = tuple) -> Any:
-    """`value` (JSON-shaped) with every dict frozen all the way down and every list made by `lists`: a
-    tuple for settings, a `FrozenList` for a view shared between viewers (lists staying lists)."""
+    """`value` (JSON-shaped) with every dict frozen all the way down and every list made by `lists` (a
+    tuple by default, as settings keep them)."""
     if isinstance(value, dict):
         return FrozenDict({k: freeze(v, lists=lists) for k, v in value.items()})
     if isinstance(value, list):

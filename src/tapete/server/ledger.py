@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from tapete.server.errors import InsufficientFunds
 from tapete.server.models import utcnow
-from tapete.server.sql import Many, Tx, q
+from tapete.server.sql import Many, Q, Tx, q
 
 
 @dataclass
@@ -45,7 +45,6 @@ class Player:
 
 
 _ACCOUNT = q("SELECT id, name, kind, balance FROM accounts WHERE name = :name")
-_ACCOUNTS = q("SELECT id, name, kind, balance FROM accounts WHERE name {in_names} ORDER BY id")
 _ACCOUNTS_LOCKED = q("SELECT id, name, kind, balance FROM accounts WHERE name {in_names} ORDER BY id {lock}")
 _NEW_ACCOUNT = q(
     "INSERT INTO accounts (name, kind, user_id, table_id, balance)"
@@ -53,7 +52,28 @@ _NEW_ACCOUNT = q(
 )
 _USER_ID = q("SELECT id FROM users WHERE name = :name")
 _BALANCES_LOCKED = q("SELECT id, balance FROM accounts WHERE id {in_ids} ORDER BY id {lock}")
-_SET_BALANCE = q("UPDATE accounts SET balance = :balance WHERE id = :id")
+_SET_BALANCES: dict[int, Q] = {}
+
+
+def _balances_of(count: int) -> Q:
+    """One UPDATE of `count` accounts' balances (``id_i`` gets ``balance_i``), made once per count."""
+    found = _SET_BALANCES.get(count)
+    if found is None:
+        cases = " ".join(f"WHEN :id_{i} THEN :balance_{i}" for i in range(count))
+        ids = ", ".join(f":id_{i}" for i in range(count))
+        found = _SET_BALANCES[count] = q(
+            f"UPDATE accounts SET balance = CASE id {cases} END WHERE id IN ({ids})"
+        )
+    return found
+
+
+def _numbered_balances(final: dict[int, int]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for i, (account_id, balance) in enumerate(final.items()):
+        out[f"id_{i}"], out[f"balance_{i}"] = account_id, balance
+    return out
+
+
 _ENTRY = q(
     "INSERT INTO ledger_entries (txn, account_id, amount, balance_after, kind, table_id, round_no, player,"
     ' spot, seq, actor, "at") VALUES (:txn, :account_id, :amount, :balance_after, :kind, :table_id,'
@@ -101,6 +121,32 @@ async def table_account(tx: Tx, table_id: int) -> Account:
     return await _account(tx, f"table:{table_id}", "table", table_id=table_id)
 
 
+async def locked(
+    tx: Tx, players: Iterable[str], *, table_id: int | None = None, with_house: bool = False
+) -> dict[str, Account]:
+    """The wallets of `players` (and the table's account, the house's), locked for the rest of the
+    transaction in one statement and one order (by id), by account name; their balances are as locked,
+    so that `post_many(..., locked=True)` need not read them again. Accounts not there yet are made."""
+    names = {f"wallet:{p}" for p in players}
+    if table_id is not None:
+        names.add(f"table:{table_id}")
+    if with_house:
+        names.add("house")
+    found = {row[1]: Account(*row) for row in await tx.all(_ACCOUNTS_LOCKED, {"names": Many(sorted(names))})}
+    for name in sorted(names - set(found)):  # first use: made, and locked by the insert
+        if name.startswith("wallet:"):
+            player = name.removeprefix("wallet:")
+            user_id = await tx.value(_USER_ID, {"name": player})
+            assert user_id is not None, f"no player {player}"
+            found[name] = await wallet(tx, user_id, player)
+        elif name == "house":
+            found[name] = await house(tx)
+        else:
+            assert table_id is not None
+            found[name] = await table_account(tx, table_id)
+    return found
+
+
 async def post(
     tx: Tx,
     moves: Sequence[Move],
@@ -108,10 +154,11 @@ async def post(
     table_id: int | None = None,
     round_no: int | None = None,
     actor: str | None = None,
+    locked: bool = False,
 ) -> None:
     """Write one transaction of entries (their amounts must sum to zero); each account's balance moves
     with its entry. A wallet that would go below zero is InsufficientFunds and nothing is written."""
-    await post_many(tx, [moves], table_id=table_id, round_no=round_no, actor=actor)
+    await post_many(tx, [moves], table_id=table_id, round_no=round_no, actor=actor, locked=locked)
 
 
 async def post_many(
@@ -121,10 +168,12 @@ async def post_many(
     table_id: int | None = None,
     round_no: int | None = None,
     actor: str | None = None,
+    locked: bool = False,
 ) -> None:
     """Write several transactions of entries at once (each sums to zero and has its own id): the
-    accounts they move are locked and read in one statement (in id order, as every step locks them),
-    their new balances written in one call, every entry in one more. A wallet that would go below zero
+    accounts they move are locked and read in one statement (in id order, as every step locks them) —
+    unless they are `locked` already, their balances as read under the lock (`ledger.locked`) — their
+    new balances written in one statement, every entry in one more. A wallet that would go below zero
     is InsufficientFunds and nothing is written (the database's check stands behind this one)."""
     for moves in transactions:
         if sum(m.amount for m in moves) != 0:
@@ -138,7 +187,10 @@ async def post_many(
                 accounts[m.account.id] = m.account
     if not delta:
         return
-    have = dict(await tx.all(_BALANCES_LOCKED, {"ids": Many(sorted(delta))}))
+    if locked:
+        have = {account_id: accounts[account_id].balance for account_id in delta}
+    else:
+        have = dict(await tx.all(_BALANCES_LOCKED, {"ids": Many(sorted(delta))}))
     for account_id, d in delta.items():
         account = accounts[account_id]
         balance = int(have.get(account_id, 0))
@@ -159,7 +211,7 @@ async def post_many(
             )
     running = {account_id: int(have.get(account_id, 0)) for account_id in delta}
     final = {account_id: running[account_id] + d for account_id, d in delta.items()}
-    await tx.many(_SET_BALANCE, [{"id": a, "balance": b} for a, b in final.items()])
+    await tx.run(_balances_of(len(final)), _numbered_balances(final))
     entries: list[dict[str, object]] = []
     at = utcnow()
     for moves in transactions:
@@ -187,21 +239,6 @@ async def post_many(
     for account_id, account in accounts.items():
         account.balance = final[account_id]
     await tx.many(_ENTRY, entries)
-
-
-async def wallets(tx: Tx, players: Iterable[str], *, lock: bool = False) -> dict[str, Account]:
-    """The wallets of `players` in one query (created for a player who has none yet); with `lock`, locked
-    for the rest of the transaction all at once and in one order (by account id), as `lock_wallets`."""
-    names = sorted({f"wallet:{p}" for p in players})
-    if not names:
-        return {}
-    rows = await tx.all(_ACCOUNTS_LOCKED if lock else _ACCOUNTS, {"names": Many(names)})
-    found = {row[1].removeprefix("wallet:"): Account(*row) for row in rows}
-    for name in sorted({n.removeprefix("wallet:") for n in names} - set(found)):
-        user_id = await tx.value(_USER_ID, {"name": name})
-        assert user_id is not None, f"no player {name}"
-        found[name] = await wallet(tx, user_id, name)
-    return found
 
 
 async def lock_wallets(tx: Tx, players: Iterable[str]) -> dict[str, int]:

@@ -55,6 +55,22 @@ class Q:
     times: tuple[int, ...] = ()
     bools: tuple[int, ...] = ()
     writes: str | None = None
+    #: an INSERT of one row of VALUES: its neutral text before VALUES and its row (`rows`)
+    insert: tuple[str, str] | None = None
+
+    def rows(self, count: int) -> Q:
+        """This INSERT of `count` rows in one statement (parameters ``name_0``, ``name_1``, …): one
+        execution where a driver's executemany is one per row."""
+        assert self.insert is not None
+        found = _MULTI.get((self, count))
+        if found is None:
+            head, row = self.insert
+            values = ", ".join(_PARAM.sub(rf":\1_{i}", row) for i in range(count))
+            found = _MULTI[(self, count)] = q(f"{head} VALUES {values}", writes=self.writes)
+        return found
+
+
+_MULTI: dict[tuple[Q, int], Q] = {}
 
 
 def q(
@@ -86,7 +102,11 @@ def q(
     if writes is None:
         found = re.match(r"\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)", text, re.IGNORECASE)
         writes = found.group(1) if found else None
-    return Q(pg, sqlite, tuple(json), tuple(times), tuple(bools), writes)
+    one_row = re.fullmatch(
+        r"(\s*INSERT\s+INTO\s+\w+\s*\([^)]*\))\s+VALUES\s+(\([^()]*\))\s*", text, re.IGNORECASE
+    )
+    insert = (one_row.group(1), one_row.group(2)) if one_row and lite is None else None
+    return Q(pg, sqlite, tuple(json), tuple(times), tuple(bools), writes, insert)
 
 
 def sqlite_time(value: datetime) -> str:
@@ -246,6 +266,9 @@ class Tx:
             return
         if self.lazy is not None:
             await self._ready()
+        if stmt.insert is not None and len(rows) > 1:  # one statement of every row
+            await self._execute(stmt.rows(len(rows)), _numbered(rows))
+            return
         if stmt.writes:
             self.wrote.add(stmt.writes)
         try:
@@ -256,6 +279,11 @@ class Tx:
                 await self.conn.executemany(stmt.lite, [self._params(r) for r in rows])
         except Exception as exc:
             raise _translated(exc) from exc
+
+
+def _numbered(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The parameters of several rows as one statement's (`Q.rows`): ``name_i`` for row i's ``name``."""
+    return {f"{name}_{i}": value for i, row in enumerate(rows) for name, value in row.items()}
 
 
 def _translated(exc: BaseException) -> BaseException:

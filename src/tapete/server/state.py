@@ -42,11 +42,9 @@ class Snapshot:
     void: dict[str, str] | None = None
     #: viewer → (view, pending), made on first use while the runtime is at this version
     views: dict[str, tuple[Any, Any]] = field(default_factory=dict)
-    #: the JSON of what its viewers share, written once (`render_json`): the base's members, each
-    #: viewer's view, and any part that is the very object an earlier viewer's state held
+    #: the JSON written once per version (`render_json`): the base's members, each viewer's view
     base_json: bytes | None = None
     views_json: dict[str, bytes] = field(default_factory=dict)
-    parts: dict[int, tuple[Any, bytes]] = field(default_factory=dict)
 
 
 _BALANCES = q(
@@ -240,45 +238,26 @@ def _key(name: str) -> bytes:
     return found
 
 
-def _part(snap: Snapshot, value: Any) -> bytes:
-    """`value`'s JSON; a list or an object written once per version when viewers share it (the boxes
-    every viewer of a Black Jack table sees are one object)."""
-    if isinstance(value, dict | list):
-        hit = snap.parts.get(id(value))
-        if hit is not None and hit[0] is value:
-            return hit[1]
-        out = pydantic_core.to_json(value)
-        snap.parts[id(value)] = (value, out)  # the object kept with it: its id is not reused meanwhile
-        return out
-    return pydantic_core.to_json(value)
-
-
-def _members(snap: Snapshot, items: Iterable[tuple[str, Any]]) -> bytes:
-    return b",".join(_key(k) + _part(snap, v) for k, v in items)
-
-
 def render_json(snap: Snapshot, rt: TableRuntime, caller: Caller, me: tuple[int, int] | None) -> bytes:
     """What `render` gives, as the JSON of a push (``{"type": "state", "seq", "state"}``), written
-    from parts: what every viewer of the version shares (the base, the boxes) once, each view once per
-    viewer. A table pushes each version to eight viewers and more: serializing each whole state was a
-    fifth of a process's time."""
+    from parts: what every viewer of the version shares (the base) once, each viewer's view and pending
+    step once per version, his own parts (requests, balance) each time. A table pushes each version to
+    eight viewers and more: serializing each whole state was a fifth of a process's time."""
     key, (view, pending) = _made(snap, rt, tables.viewer_of(caller))
     if snap.base_json is None:
-        snap.base_json = _members(snap, snap.base.items())
-    view_json = snap.views_json.get(key)
-    if view_json is None:
-        view_json = snap.views_json[key] = b"{" + _members(snap, view.items()) + b"}"
+        snap.base_json = pydantic_core.to_json(snap.base)[1:-1]  # its members, without the braces
+    seen = snap.views_json.get(key)
+    if seen is None:
+        seen = snap.views_json[key] = (
+            b',"pending":' + pydantic_core.to_json(pending) + b',"view":' + pydantic_core.to_json(view) + b","
+        )
     return b"".join(
         (
             b'{"type":"state","seq":',
             str(snap.base["seq"]).encode(),
             b',"state":{',
             snap.base_json,
-            b',"pending":',
-            _part(snap, pending),
-            b',"view":',
-            view_json,
-            b",",
+            seen,
             b",".join(_key(k) + pydantic_core.to_json(v) for k, v in _own(snap, caller, me)),  # his own
             b"}}",
         )

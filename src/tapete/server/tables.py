@@ -1005,14 +1005,20 @@ class Stepper:
         stakes = [row for row in rows if row.event.get("type") == "stake"]
         if not stakes:
             return
-        table_account = await ledger.table_account(self.tx, self.table.id)
-        wallets = await ledger.wallets(self.tx, {row.event["player"] for row in stakes})
+        players = {row.event["player"] for row in stakes}
+        accounts = await ledger.locked(self.tx, players, table_id=self.table.id)
+        table_account = accounts[f"table:{self.table.id}"]
         await ledger.post_many(
             self.tx,
             [
                 [
                     ledger.Move(
-                        wallets[ev["player"]], -ev["amount"], "stake", ev["player"], ev["spot"], row.seq
+                        accounts[f"wallet:{ev['player']}"],
+                        -ev["amount"],
+                        "stake",
+                        ev["player"],
+                        ev["spot"],
+                        row.seq,
                     ),
                     ledger.Move(table_account, ev["amount"], "stake", ev["player"], ev["spot"], row.seq),
                 ]
@@ -1022,6 +1028,7 @@ class Stepper:
             table_id=self.table.id,
             round_no=self.table.round_no,
             actor=self.by,
+            locked=True,
         )
 
     def deal_from_shoe(self) -> list[Event]:
@@ -1041,16 +1048,18 @@ class Stepper:
         procedures the round caused; the round's row closed."""
         rnd = self.rt.round
         assert rnd is not None and rnd.finished
-        wallets = await ledger.wallets(self.tx, bettors(rnd), lock=True)
-        table_account = await ledger.table_account(self.tx, self.table.id)
-        house = await ledger.house(self.tx)
+        accounts = await ledger.locked(self.tx, bettors(rnd), table_id=self.table.id, with_house=True)
+        wallets = {
+            name.removeprefix("wallet:"): a for name, a in accounts.items() if name.startswith("wallet:")
+        }
+        table_account, house = accounts[f"table:{self.table.id}"], accounts["house"]
         rows = await chain.load(self.tx, self.table.id, round_id=self.table.round_no)
         moves: list[ledger.Move] = []
         commission: dict[str | None, int] = {}  # by the bettor it concerns
 
         async def wallet_of(name: str) -> Any:
-            if name not in wallets:
-                wallets.update(await ledger.wallets(self.tx, [name]))
+            if name not in wallets:  # locked too: every balance the entries move is read under its lock
+                wallets[name] = (await ledger.locked(self.tx, [name]))[f"wallet:{name}"]
             return wallets[name]
 
         events = effective_events(rows)
@@ -1107,7 +1116,9 @@ class Stepper:
                 moves.append(ledger.Move(house, net, "house", player))
             if staked.get(player):
                 moves.append(ledger.Move(table_account, -staked[player], "settle", player))
-        await ledger.post(self.tx, moves, table_id=self.table.id, round_no=self.table.round_no, actor=self.by)
+        await ledger.post(
+            self.tx, moves, table_id=self.table.id, round_no=self.table.round_no, actor=self.by, locked=True
+        )
         await self.flush_shoe()  # within the round's records: what the shoe did during it (the cut card)
         await self.tx.run(
             _END_ROUND,
