@@ -27,6 +27,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -253,6 +254,10 @@ def _total(cards: list[str]) -> int:
     return total
 
 
+#: the seat of a push's pending decision (server.md's state: ``"pending": {"kind": "decision", …}``)
+_PENDING_SEAT = re.compile(r'"pending":\{"kind":"decision","decision":"\w+","seat":(\d+)')
+
+
 class Bot:
     """A player at one box (or the table's dealer when `seat` is 0), acting on the pushes he receives."""
 
@@ -287,10 +292,11 @@ class Bot:
                 async for msg in ws:
                     if msg.type != aiohttp.WSMsgType.TEXT:
                         break
-                    data = from_json(msg.data)
-                    if data.get("type") == "state":
-                        self.stats.pushes += 1
-                        self.offer(data["state"])
+                    self.stats.pushes += 1
+                    if self.concerns(msg.data):
+                        data = from_json(msg.data)
+                        if data.get("type") == "state":
+                            self.offer(data["state"])
                     if self.stop.is_set():
                         break
             finally:
@@ -299,6 +305,16 @@ class Bot:
                     await actor
         if not self.stop.is_set():
             raise ConnectionError("the WebSocket closed")
+
+    def concerns(self, text: str) -> bool:
+        """Whether a push may ask something of this bot, read from its text before it is parsed (most
+        of a table's pushes are another box's turn; parsing all of them cost the load tool more than
+        the server spent on them): between rounds every bot looks; during a round, only the holder of
+        the pending decision."""
+        if '"phase":"betting"' in text:
+            return True
+        found = _PENDING_SEAT.search(text)
+        return found is None or int(found.group(1)) == self.seat
 
     def offer(self, state: dict[str, Any]) -> None:
         """A state pushed or answered: kept when it is the newest this bot has."""
