@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from tapete.games.base import Event
 from tapete.log import GENESIS, canonical
 from tapete.server.models import EventRecord, utcnow
-from tapete.server.sql import Json, Tx, q
+from tapete.server.sql import Json, Rows, Tx, q
 
 if TYPE_CHECKING:
     from tapete.server.tables import TableRow
@@ -36,11 +36,20 @@ class Record:
 
 AnyRecord = Record | EventRecord
 _COLUMNS = 'seq, "round", event, prev, "at", "by", hash'
-#: the columns of a record as `append` writes them
-RECORD_COLUMNS = ("table_id", "seq", "round", "round_no", "event", "prev", "at", "by", "hash")
-APPEND = q(
-    'INSERT INTO events (table_id, seq, "round", round_no, event, prev, "at", "by", hash)'
-    " VALUES (:table_id, :seq, :round, :round_no, :event, :prev, :at, :by, :hash)"
+#: a table's records, as `append` writes them
+RECORDS = Rows(
+    "events",
+    (
+        ("table_id", "integer"),
+        ("seq", "integer"),
+        ("round", "varchar"),
+        ("round_no", "integer"),
+        ("event", "json"),
+        ("prev", "varchar"),
+        ("at", "varchar"),
+        ("by", "varchar"),
+        ("hash", "varchar"),
+    ),
 )
 _OF_ROUND = q(f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND round_no = :r ORDER BY seq", json=[2])
 _FROM = q(f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND seq >= :s ORDER BY seq", json=[2])
@@ -104,7 +113,7 @@ async def append(
         table.head_hash = digest
     # one call for the step's records (held back until the step's transaction begins, or written with
     # the table's row in the step's one statement, `tables.commit_fenced`)
-    await tx.defer(APPEND, values)
+    await tx.defer(RECORDS, values)
     return rows
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from tapete.server.errors import InsufficientFunds
 from tapete.server.models import utcnow
-from tapete.server.sql import Many, Q, Tx, q
+from tapete.server.sql import Many, Q, Rows, Tx, q
 
 
 @dataclass
@@ -74,10 +74,22 @@ def _numbered_balances(final: dict[int, int]) -> dict[str, int]:
     return out
 
 
-_ENTRY = q(
-    "INSERT INTO ledger_entries (txn, account_id, amount, balance_after, kind, table_id, round_no, player,"
-    ' spot, seq, actor, "at") VALUES (:txn, :account_id, :amount, :balance_after, :kind, :table_id,'
-    " :round_no, :player, :spot, :seq, :actor, :at)"
+ENTRIES = Rows(
+    "ledger_entries",
+    (
+        ("txn", "varchar"),
+        ("account_id", "integer"),
+        ("amount", "bigint"),
+        ("balance_after", "bigint"),
+        ("kind", "varchar"),
+        ("table_id", "integer"),
+        ("round_no", "integer"),
+        ("player", "varchar"),
+        ("spot", "varchar"),
+        ("seq", "integer"),
+        ("actor", "varchar"),
+        ("at", "timestamptz"),
+    ),
 )
 _LOCK_ONE = q("SELECT id FROM accounts WHERE name = :name {lock}")
 _AVAILABLE = q(
@@ -238,7 +250,7 @@ async def post_many(
             )
     for account_id, account in accounts.items():
         account.balance = final[account_id]
-    await tx.many(_ENTRY, entries)
+    await tx.insert(ENTRIES, entries)
 
 
 async def lock_wallets(tx: Tx, players: Iterable[str]) -> dict[str, int]:

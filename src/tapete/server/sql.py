@@ -18,6 +18,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 
 import pydantic_core
@@ -55,22 +56,49 @@ class Q:
     times: tuple[int, ...] = ()
     bools: tuple[int, ...] = ()
     writes: str | None = None
-    #: an INSERT of one row of VALUES: its neutral text before VALUES and its row (`rows`)
-    insert: tuple[str, str] | None = None
-
-    def rows(self, count: int) -> Q:
-        """This INSERT of `count` rows in one statement (parameters ``name_0``, ``name_1``, …): one
-        execution where a driver's executemany is one per row."""
-        assert self.insert is not None
-        found = _MULTI.get((self, count))
-        if found is None:
-            head, row = self.insert
-            values = ", ".join(_PARAM.sub(rf":\1_{i}", row) for i in range(count))
-            found = _MULTI[(self, count)] = q(f"{head} VALUES {values}", writes=self.writes)
-        return found
 
 
-_MULTI: dict[tuple[Q, int], Q] = {}
+@dataclass(frozen=True)
+class Rows:
+    """An INSERT of any number of rows in one statement, the rows given as one JSON parameter (read by
+    ``json_to_recordset`` on PostgreSQL, ``json_each`` on SQLite): one execution and one parameter where
+    a driver's executemany was one execution per row, or a VALUES list one parameter per column and row
+    (past fifty parameters psycopg no longer caches a statement's parsing). `columns` are the table's
+    columns with their PostgreSQL types."""
+
+    table: str
+    columns: tuple[tuple[str, str], ...]
+
+    @property
+    def names(self) -> str:
+        """The columns, as an INSERT names them."""
+        return ", ".join(_quoted(name) for name, _ in self.columns)
+
+    def select(self, source: str = "") -> tuple[str, str]:
+        """The SELECT of the rows (PostgreSQL's text, SQLite's), from ``:rows``; `source` joins another
+        FROM item before them (a CTE that gates them)."""
+        names = self.names
+        typed = ", ".join(f"{_quoted(name)} {kind}" for name, kind in self.columns)
+        extracted = ", ".join(f"json_extract(value, '$.{name}')" for name, _ in self.columns)
+        before = f"{source}, " if source else ""
+        return (
+            f"SELECT {names} FROM {before}json_to_recordset(CAST(:rows AS json)) AS r({typed})",
+            f"SELECT {extracted} FROM {before}json_each(:rows)",
+        )
+
+    @cached_property
+    def statement(self) -> Q:
+        """The INSERT of ``:rows``."""
+        pg, lite = self.select()
+        head = f"INSERT INTO {self.table} ({self.names})"
+        return q(f"{head} {pg}", lite=f"{head} {lite}")
+
+
+def _quoted(name: str) -> str:
+    return f'"{name}"' if name in _RESERVED else name
+
+
+_RESERVED = frozenset({"round", "at", "by", "key"})
 
 
 def q(
@@ -102,11 +130,7 @@ def q(
     if writes is None:
         found = re.match(r"\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)", text, re.IGNORECASE)
         writes = found.group(1) if found else None
-    one_row = re.fullmatch(
-        r"(\s*INSERT\s+INTO\s+\w+\s*\([^)]*\))\s+VALUES\s+(\([^()]*\))\s*", text, re.IGNORECASE
-    )
-    insert = (one_row.group(1), one_row.group(2)) if one_row and lite is None else None
-    return Q(pg, sqlite, tuple(json), tuple(times), tuple(bools), writes, insert)
+    return Q(pg, sqlite, tuple(json), tuple(times), tuple(bools), writes)
 
 
 def sqlite_time(value: datetime) -> str:
@@ -160,29 +184,48 @@ class Tx:
     wrote: set[str] = field(default_factory=set)
     #: begins the transaction before its first statement (`Store.transaction`'s `lazy`), or None
     lazy: Callable[[], Awaitable[None]] | None = None
-    #: writes held back until the transaction begins (`defer`)
-    deferred: list[tuple[Q, list[dict[str, Any]]]] = field(default_factory=list)
+    #: rows held back until the transaction begins (`defer`)
+    deferred: list[tuple[Rows, list[dict[str, Any]]]] = field(default_factory=list)
 
     async def _ready(self) -> None:
         if self.lazy is not None:
             start, self.lazy = self.lazy, None
             await start()
 
-    async def defer(self, stmt: Q, rows: list[dict[str, Any]]) -> None:
-        """Write `rows` with `stmt` now, or, before a lazy transaction began, when it begins (or in the
-        one statement a step that read nothing ends with)."""
+    async def defer(self, into: Rows, rows: list[dict[str, Any]]) -> None:
+        """Insert `rows` now, or, before a lazy transaction began, when it begins (or in the one
+        statement a step that read nothing ends with)."""
         if self.lazy is not None:
-            if stmt.writes:
-                self.wrote.add(stmt.writes)
-            self.deferred.append((stmt, rows))
+            self.wrote.add(into.table)
+            self.deferred.append((into, rows))
             return
-        await self.many(stmt, rows)
+        await self.insert(into, rows)
 
     async def flush(self) -> None:
-        """Write what was held back (`defer`)."""
+        """Insert what was held back (`defer`)."""
         held, self.deferred = self.deferred, []
-        for stmt, rows in held:
-            await self.many(stmt, rows)
+        for into, rows in held:
+            await self.insert(into, rows)
+
+    def rows_param(self, rows: Sequence[dict[str, Any]]) -> str:
+        """Rows as the one JSON parameter of `Rows` (timestamps as each database keeps them)."""
+        plain = [
+            {
+                k: v.value
+                if isinstance(v, Json)
+                else sqlite_time(v)
+                if isinstance(v, datetime) and not self.postgres
+                else v
+                for k, v in row.items()
+            }
+            for row in rows
+        ]
+        return dumps(plain).decode()
+
+    async def insert(self, into: Rows, rows: Sequence[dict[str, Any]]) -> None:
+        """Insert `rows` in one statement."""
+        if rows:
+            await self._execute(into.statement, {"rows": self.rows_param(rows)})
 
     def _params(self, params: dict[str, Any] | None) -> Any:
         if not params:
@@ -259,31 +302,6 @@ class Tx:
         """Execute a write; how many rows it changed."""
         cursor = await self._execute(stmt, params)
         return int(cursor.rowcount)
-
-    async def many(self, stmt: Q, rows: Sequence[dict[str, Any]]) -> None:
-        """Execute `stmt` once per parameter set, in one call to the driver."""
-        if not rows:
-            return
-        if self.lazy is not None:
-            await self._ready()
-        if stmt.insert is not None and len(rows) > 1:  # one statement of every row
-            await self._execute(stmt.rows(len(rows)), _numbered(rows))
-            return
-        if stmt.writes:
-            self.wrote.add(stmt.writes)
-        try:
-            if self.postgres:
-                async with self.conn.cursor() as cursor:
-                    await cursor.executemany(stmt.pg, [self._params(r) for r in rows])
-            else:
-                await self.conn.executemany(stmt.lite, [self._params(r) for r in rows])
-        except Exception as exc:
-            raise _translated(exc) from exc
-
-
-def _numbered(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The parameters of several rows as one statement's (`Q.rows`): ``name_i`` for row i's ``name``."""
-    return {f"{name}_{i}": value for i, row in enumerate(rows) for name, value in row.items()}
 
 
 def _translated(exc: BaseException) -> BaseException:

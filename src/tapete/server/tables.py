@@ -534,39 +534,23 @@ class Stale(Exception):
 
 
 _FENCE = "id = :id AND version = :fence_version AND next_seq = :fence_seq AND head_hash = :fence_head"
-#: a record's columns with their types, for the VALUES of the one statement of a step
-_TYPED = (
-    ("seq", "integer"),
-    ("round", "varchar"),
-    ("round_no", "integer"),
-    ("event", "json"),
-    ("prev", "varchar"),
-    ("at", "varchar"),
-    ("by", "varchar"),
-    ("hash", "varchar"),
-)
-_FENCED: dict[tuple[str, int], Any] = {}
+_FENCED: dict[tuple[str, bool], Any] = {}
 
 
-def _fenced_statement(sets: str, records: int) -> Any:
+def _fenced_statement(sets: str, records: bool) -> Any:
     """PostgreSQL's one statement for a step that read nothing: the table's row written only where it
     is still the row the step started from (its version, chain length and head: the fence), and the
-    step's records inserted only where the fence held (made once per set of columns and records)."""
+    step's records (``:rows``) inserted only where the fence held; made once per set of columns."""
     found = _FENCED.get((sets, records))
     if found is not None:
         return found
     if not records:
         text = f"UPDATE tables SET {sets} WHERE {_FENCE}"
     else:
-        rows = ", ".join(
-            "(" + ", ".join(f"CAST(:{name}_{i} AS {kind})" for name, kind in _TYPED) + ")"
-            for i in range(records)
-        )
-        names = ", ".join(f'"{name}"' if name in ("round", "at", "by") else name for name, _ in _TYPED)
+        rows, _ = chain.RECORDS.select(source="fence")
         text = (
             f"WITH fence AS (UPDATE tables SET {sets} WHERE {_FENCE} RETURNING id)"
-            f" INSERT INTO events (table_id, {names}) SELECT fence.id, r.* FROM fence,"
-            f" (VALUES {rows}) AS r({', '.join(name for name, _ in _TYPED)})"
+            f" INSERT INTO events ({chain.RECORDS.names}) {rows}"
         )
     found = _FENCED[(sets, records)] = q(text, writes="events" if records else "tables")
     return found
@@ -577,7 +561,7 @@ async def commit_fenced(store: Store, start: TableRow, table: TableRow, deferred
     records and the table's row, fenced by the row it started from, in one statement and one round trip
     on PostgreSQL (BEGIN, the row's lock, the records, the row and COMMIT were five), in one short
     transaction on SQLite. Stale when the fence did not hold: nothing was written."""
-    records = [row for stmt, rows in deferred for row in rows if stmt is chain.APPEND]
+    records = [row for into, rows in deferred for row in rows if into is chain.RECORDS]
     assert len(records) == sum(len(rows) for _, rows in deferred), "only a step's records are held back"
     changed = _changed(table, start)
     sets = ", ".join(f"{key} = :{key}" for key in changed)
@@ -591,13 +575,12 @@ async def commit_fenced(store: Store, start: TableRow, table: TableRow, deferred
         async with store.transaction() as tx:
             if await tx.run(_update_of(sets, fenced=True), {**changed, **fence}) != 1:
                 raise Stale()
-            await tx.many(chain.APPEND, records)
+            await tx.insert(chain.RECORDS, records)
         return
     params: dict[str, Any] = {**changed, **fence}
-    for i, record in enumerate(records):
-        for name, _ in _TYPED:
-            params[f"{name}_{i}"] = record[name]
-    done = await store.once(_fenced_statement(sets, len(records)), params)
+    if records:
+        params["rows"] = Tx(None, True).rows_param(records)
+    done = await store.once(_fenced_statement(sets, bool(records)), params)
     if done != max(len(records), 1):
         raise Stale()
 
