@@ -8,6 +8,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tapete.server.errors import InsufficientFunds
 from tapete.server.models import utcnow
@@ -52,25 +53,37 @@ _NEW_ACCOUNT = q(
 )
 _USER_ID = q("SELECT id FROM users WHERE name = :name")
 _BALANCES_LOCKED = q("SELECT id, balance FROM accounts WHERE id {in_ids} ORDER BY id {lock}")
-_SET_BALANCES: dict[int, Q] = {}
+_BALANCE_UPDATES: dict[tuple[int, bool], Q] = {}
 
 
-def _balances_of(count: int) -> Q:
-    """One UPDATE of `count` accounts' balances (``id_i`` gets ``balance_i``), made once per count."""
-    found = _SET_BALANCES.get(count)
+def _set_balances(count: int) -> Q:
+    """One UPDATE of `count` accounts' balances (``id_i`` gets ``value_i``), made once per count."""
+    return _balance_update(count, added=False)
+
+
+def _add_balances(count: int) -> Q:
+    """One UPDATE adding ``value_i`` to account ``id_i``'s balance, giving back each new balance."""
+    return _balance_update(count, added=True)
+
+
+def _balance_update(count: int, *, added: bool) -> Q:
+    found = _BALANCE_UPDATES.get((count, added))
     if found is None:
-        cases = " ".join(f"WHEN :id_{i} THEN :balance_{i}" for i in range(count))
+        cases = " ".join(f"WHEN :id_{i} THEN :value_{i}" for i in range(count))
         ids = ", ".join(f":id_{i}" for i in range(count))
-        found = _SET_BALANCES[count] = q(
-            f"UPDATE accounts SET balance = CASE id {cases} END WHERE id IN ({ids})"
+        value = f"balance + CASE id {cases} END" if added else f"CASE id {cases} END"
+        returning = " RETURNING id, balance" if added else ""
+        found = _BALANCE_UPDATES[(count, added)] = q(
+            f"UPDATE accounts SET balance = {value} WHERE id IN ({ids}){returning}"
         )
     return found
 
 
-def _numbered_balances(final: dict[int, int]) -> dict[str, int]:
+def _numbered(values: dict[int, int]) -> dict[str, int]:
+    """``id_i``/``value_i`` parameters of `_balance_update`."""
     out: dict[str, int] = {}
-    for i, (account_id, balance) in enumerate(final.items()):
-        out[f"id_{i}"], out[f"balance_{i}"] = account_id, balance
+    for i, (account_id, value) in enumerate(values.items()):
+        out[f"id_{i}"], out[f"value_{i}"] = account_id, value
     return out
 
 
@@ -103,14 +116,19 @@ _AVAILABLE = q(
 async def _account(
     tx: Tx, name: str, kind: str, user_id: int | None = None, table_id: int | None = None
 ) -> Account:
+    known = tx.recall("account:" + name)
+    if known is not None:  # the house, the cage, a table's account: made once, never renamed
+        return Account(known[0], name, kind, 0)
     found = await tx.one(_ACCOUNT, {"name": name})
-    if found is not None:
-        return Account(*found)
-    # two first uses at once (the cage at a new casino's first buy-ins): one inserts, both use it
-    await tx.run(_NEW_ACCOUNT, {"name": name, "kind": kind, "user_id": user_id, "table_id": table_id})
-    made = await tx.one(_ACCOUNT, {"name": name})
-    assert made is not None
-    return Account(*made)
+    if found is None:
+        # two first uses at once (the cage at a new casino's first buy-ins): one inserts, both use it
+        await tx.run(_NEW_ACCOUNT, {"name": name, "kind": kind, "user_id": user_id, "table_id": table_id})
+        found = await tx.one(_ACCOUNT, {"name": name})
+        assert found is not None
+    account = Account(*found)
+    if kind != "wallet":
+        tx.remember("account:" + name, (account.id,))
+    return account
 
 
 async def wallet(tx: Tx, user_id: int, name: str) -> Account:
@@ -128,34 +146,36 @@ async def house(tx: Tx) -> Account:
     return await _account(tx, "house", "house")
 
 
-async def table_account(tx: Tx, table_id: int) -> Account:
-    """A table's chips in play: stakes come in when bets close, payouts leave at the round's end."""
+async def table_account(tx: Tx, table_id: int, *, with_balance: bool = False) -> Account:
+    """A table's chips in play: stakes come in when bets close, payouts leave at the round's end. Its
+    balance is read only `with_balance` (only the table's own steps move it, under the table's lock)."""
+    if with_balance:
+        found = await tx.one(_ACCOUNT, {"name": f"table:{table_id}"})
+        if found is not None:
+            return Account(*found)
     return await _account(tx, f"table:{table_id}", "table", table_id=table_id)
 
 
 async def locked(
     tx: Tx, players: Iterable[str], *, table_id: int | None = None, with_house: bool = False
 ) -> dict[str, Account]:
-    """The wallets of `players` (and the table's account, the house's), locked for the rest of the
-    transaction in one statement and one order (by id), by account name; their balances are as locked,
-    so that `post_many(..., locked=True)` need not read them again. Accounts not there yet are made."""
-    names = {f"wallet:{p}" for p in players}
+    """The wallets of `players`, locked for the rest of the transaction in one statement and one order
+    (by id), their balances as locked (`post_many(..., locked=True)` need not read them again); and the
+    table's account and the house's, by name. Those two are not locked here: every table's round moves
+    the house, and its row is written last (`post_many`). Accounts not there yet are made."""
+    names = sorted({f"wallet:{p}" for p in players})
+    found: dict[str, Account] = {}
+    if names:
+        found = {row[1]: Account(*row) for row in await tx.all(_ACCOUNTS_LOCKED, {"names": Many(names)})}
+    for name in sorted(set(names) - set(found)):  # first use: made, and locked by the insert
+        player = name.removeprefix("wallet:")
+        user_id = await tx.value(_USER_ID, {"name": player})
+        assert user_id is not None, f"no player {player}"
+        found[name] = await wallet(tx, user_id, player)
     if table_id is not None:
-        names.add(f"table:{table_id}")
+        found[f"table:{table_id}"] = await table_account(tx, table_id)
     if with_house:
-        names.add("house")
-    found = {row[1]: Account(*row) for row in await tx.all(_ACCOUNTS_LOCKED, {"names": Many(sorted(names))})}
-    for name in sorted(names - set(found)):  # first use: made, and locked by the insert
-        if name.startswith("wallet:"):
-            player = name.removeprefix("wallet:")
-            user_id = await tx.value(_USER_ID, {"name": player})
-            assert user_id is not None, f"no player {player}"
-            found[name] = await wallet(tx, user_id, player)
-        elif name == "house":
-            found[name] = await house(tx)
-        else:
-            assert table_id is not None
-            found[name] = await table_account(tx, table_id)
+        found["house"] = await house(tx)
     return found
 
 
@@ -199,58 +219,81 @@ async def post_many(
                 accounts[m.account.id] = m.account
     if not delta:
         return
-    if locked:
-        have = {account_id: accounts[account_id].balance for account_id in delta}
-    else:
-        have = dict(await tx.all(_BALANCES_LOCKED, {"ids": Many(sorted(delta))}))
-    for account_id, d in delta.items():
-        account = accounts[account_id]
-        balance = int(have.get(account_id, 0))
-        if account.kind == "wallet" and balance + d < 0:
-            owner = account.name.removeprefix("wallet:")
-            need = -sum(
-                m.amount
-                for moves in transactions
-                for m in moves
-                if m.account.id == account_id and m.amount < 0
-            )
-            raise InsufficientFunds(
-                f"{owner} has {balance} and this takes {need}",
-                key="err.api.funds",
-                player=owner,
-                balance=balance,
-                amount=need,
-            )
-    running = {account_id: int(have.get(account_id, 0)) for account_id in delta}
-    final = {account_id: running[account_id] + d for account_id, d in delta.items()}
-    await tx.run(_balances_of(len(final)), _numbered_balances(final))
-    entries: list[dict[str, object]] = []
     at = utcnow()
+    entries: list[dict[str, Any]] = []
     for moves in transactions:
         txn = str(uuid.uuid4())
         for m in moves:
-            if m.amount == 0:
-                continue
-            running[m.account.id] += m.amount
-            entries.append(
-                {
-                    "txn": txn,
-                    "account_id": m.account.id,
-                    "amount": m.amount,
-                    "balance_after": running[m.account.id],
-                    "kind": m.kind,
-                    "table_id": table_id,
-                    "round_no": round_no,
-                    "player": m.player,
-                    "spot": m.spot,
-                    "seq": m.seq,
-                    "actor": actor,
-                    "at": at,
-                }
-            )
-    for account_id, account in accounts.items():
-        account.balance = final[account_id]
-    await tx.insert(ENTRIES, entries)
+            if m.amount:
+                entries.append(
+                    {
+                        "txn": txn,
+                        "account_id": m.account.id,
+                        "amount": m.amount,
+                        "kind": m.kind,
+                        "table_id": table_id,
+                        "round_no": round_no,
+                        "player": m.player,
+                        "spot": m.spot,
+                        "seq": m.seq,
+                        "actor": actor,
+                        "at": at,
+                    }
+                )
+    wallets = sorted(a for a in delta if accounts[a].kind == "wallet")
+    if wallets:  # locked and checked now: a wallet never goes below zero
+        if locked:
+            have = {a: accounts[a].balance for a in wallets}
+        else:
+            have = {a: int(b) for a, b in await tx.all(_BALANCES_LOCKED, {"ids": Many(wallets)})}
+        for account_id in wallets:
+            account, balance = accounts[account_id], int(have.get(account_id, 0))
+            if balance + delta[account_id] < 0:
+                need = -sum(e["amount"] for e in entries if e["account_id"] == account_id and e["amount"] < 0)
+                owner = account.name.removeprefix("wallet:")
+                raise InsufficientFunds(
+                    f"{owner} has {balance} and this takes {need}",
+                    key="err.api.funds",
+                    player=owner,
+                    balance=balance,
+                    amount=need,
+                )
+        final = {a: int(have.get(a, 0)) + delta[a] for a in wallets}
+        await tx.run(_set_balances(len(final)), _numbered(final))
+        for account_id, balance in final.items():
+            accounts[account_id].balance = balance
+    tables = sorted(a for a in delta if accounts[a].kind == "table")
+    if tables:  # a table's chips: only its own steps move them, under the table's lock
+        await _add(tx, {a: delta[a] for a in tables}, accounts)
+    late = sorted(a for a in delta if accounts[a].kind in LATE)
+
+    async def last() -> None:
+        """The house's and the cage's balances moved by their deltas (their rows locked from here to
+        the COMMIT only: every table's round moves the house), then every entry with the balance it
+        left behind."""
+        if late:
+            await _add(tx, {a: delta[a] for a in late}, accounts)
+        running = {a: accounts[a].balance - delta[a] for a in delta}
+        for entry in entries:
+            running[entry["account_id"]] += entry["amount"]
+            entry["balance_after"] = running[entry["account_id"]]
+        await tx.insert(ENTRIES, entries)
+
+    if late:
+        await tx.at_commit(last)
+    else:
+        await last()
+
+
+#: the accounts every table (the house) or every cashier (the cage) moves: written last in a transaction
+LATE = frozenset({"house", "cage"})
+
+
+async def _add(tx: Tx, amounts: dict[int, int], accounts: dict[int, Account]) -> None:
+    """Move these accounts' balances by `amounts` in one statement; their new balances kept on them."""
+    moved = await tx.all(_add_balances(len(amounts)), _numbered(amounts))
+    for account_id, balance in moved:
+        accounts[account_id].balance = int(balance)
 
 
 async def lock_wallets(tx: Tx, players: Iterable[str]) -> dict[str, int]:

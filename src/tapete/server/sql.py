@@ -186,6 +186,33 @@ class Tx:
     lazy: Callable[[], Awaitable[None]] | None = None
     #: rows held back until the transaction begins (`defer`)
     deferred: list[tuple[Rows, list[dict[str, Any]]]] = field(default_factory=list)
+    #: what runs right before COMMIT (`at_commit`)
+    finishing: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    #: what the process remembers of this database (`Store.memo`): rows that never change once made
+    memo: dict[str, Any] = field(default_factory=dict)
+    #: what this transaction learned for the memo: kept there once it commits (`remember`)
+    learned: dict[str, Any] = field(default_factory=dict)
+
+    def recall(self, key: str) -> Any:
+        """What the process remembers under `key`, or this transaction learned (None: nothing)."""
+        found = self.learned.get(key)
+        return found if found is not None else self.memo.get(key)
+
+    def remember(self, key: str, value: Any) -> None:
+        """Keep `value` (a row that never changes once made) for the process once this transaction
+        commits: a row made by a transaction that rolled back must not be remembered."""
+        self.learned[key] = value
+
+    async def at_commit(self, finish: Callable[[], Awaitable[None]]) -> None:
+        """Run `finish` as the transaction's last work, right before its COMMIT: the rows every table
+        shares (the house's account) are written there, so that their lock is held the shortest time."""
+        await self._ready()
+        self.finishing.append(finish)
+
+    async def finish(self) -> None:
+        """The work kept for the end of the transaction (`at_commit`), in the order it was given."""
+        while self.finishing:
+            await self.finishing.pop(0)()
 
     async def _ready(self) -> None:
         if self.lazy is not None:
@@ -348,6 +375,8 @@ class Store:
         self._count = 0
         self._freed = asyncio.Condition()
         self._closed = False
+        #: rows of this database that never change once made (account ids), shared by its transactions
+        self.memo: dict[str, Any] = {}
 
     async def _connect(self) -> _Conn:
         now = time.monotonic()
@@ -507,7 +536,7 @@ class Store:
         table step then writes itself in one statement, `once`)."""
         begin = self._begin_sql(write, snapshot)
         opened: list[_Conn] = []
-        tx = Tx(None, self.postgres)
+        tx = Tx(None, self.postgres, memo=self.memo)
 
         async def start() -> None:
             conn = await self._begun(begin)
@@ -522,19 +551,21 @@ class Store:
             tx.lazy = start
         try:
             yield tx
+            await tx.finish()
         except BaseException as exc:
             if opened:
                 await self._end(opened[0], exc)
             raise
         if opened:
             await self._end(opened[0], None)
+        self.memo.update(tx.learned)
 
     async def once(self, stmt: Q, params: dict[str, Any]) -> int:
         """One statement in a transaction of its own (PostgreSQL's implicit one: no BEGIN, no COMMIT, one
         round trip); how many rows it changed. Not retried on a connection that fails: whether it was
         applied is then unknown, and the caller is told the database is away."""
         conn = await self._take()
-        tx = Tx(conn.raw, self.postgres)
+        tx = Tx(conn.raw, self.postgres, memo=self.memo)
         try:
             changed = await tx.run(stmt, params)
         except BaseException as exc:

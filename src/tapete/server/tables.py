@@ -1031,11 +1031,12 @@ class Stepper:
         procedures the round caused; the round's row closed."""
         rnd = self.rt.round
         assert rnd is not None and rnd.finished
-        accounts = await ledger.locked(self.tx, bettors(rnd), table_id=self.table.id, with_house=True)
+        accounts = await ledger.locked(self.tx, bettors(rnd), with_house=True)
         wallets = {
             name.removeprefix("wallet:"): a for name, a in accounts.items() if name.startswith("wallet:")
         }
-        table_account, house = accounts[f"table:{self.table.id}"], accounts["house"]
+        table_account = await ledger.table_account(self.tx, self.table.id, with_balance=True)
+        house = accounts["house"]
         rows = await chain.load(self.tx, self.table.id, round_id=self.table.round_no)
         moves: list[ledger.Move] = []
         commission: dict[str | None, int] = {}  # by the bettor it concerns
