@@ -47,12 +47,15 @@ def _seated(api: Api) -> int:
 
 def test_a_well_formed_bet_deal_and_decision_take_the_lane(api: Api, lane_calls: dict[str, int]) -> None:
     table = _seated(api)
-    placed = api.ok(
-        "ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 500}
-    )
-    assert placed["status"] == "placed"
-    state = api.ok("dora", "POST", f"/api/tables/{table}/deal")
-    assert state["phase"] == "playing" and state["pending"]["seat"] == 1
+    sent = 0
+    while True:  # a Black Jack dealt to the box ends the round at the deal: another round
+        bet = {"seat": 1, "spot": "main", "amount": 500}
+        assert api.ok("ana", "POST", f"/api/tables/{table}/bets", json=bet)["status"] == "placed"
+        state = api.ok("dora", "POST", f"/api/tables/{table}/deal")
+        sent += 2
+        if state["phase"] == "playing":
+            break
+    assert state["pending"]["seat"] == 1
     legal = state["pending"]["legal"]
     answer = api.ok(
         "ana",
@@ -61,7 +64,7 @@ def test_a_well_formed_bet_deal_and_decision_take_the_lane(api: Api, lane_calls:
         json={"seat": 1, "action": "decline" if "decline" in legal else "stand"},
     )
     assert answer["seq"] == state["seq"] + 1
-    assert lane_calls["lane"] == 3 and lane_calls["fastapi"] == 0
+    assert lane_calls["lane"] == sent + 1 and lane_calls["fastapi"] == 0
 
 
 def test_what_the_lane_does_not_take_whole_gets_fastapi_s_answer(

@@ -53,7 +53,7 @@ _NEW_ACCOUNT = q(
 )
 _USER_ID = q("SELECT id FROM users WHERE name = :name")
 _BALANCES_LOCKED = q("SELECT id, balance FROM accounts WHERE id {in_ids} ORDER BY id {lock}")
-_BALANCE_UPDATES: dict[tuple[int, bool], Q] = {}
+_BALANCE_UPDATES: dict[tuple[int, bool, bool], Q] = {}
 
 
 def _set_balances(count: int) -> Q:
@@ -66,15 +66,15 @@ def _add_balances(count: int) -> Q:
     return _balance_update(count, added=True)
 
 
-def _balance_update(count: int, *, added: bool) -> Q:
-    found = _BALANCE_UPDATES.get((count, added))
+def _balance_update(count: int, *, added: bool, returning: bool = True) -> Q:
+    found = _BALANCE_UPDATES.get((count, added, returning))
     if found is None:
         cases = " ".join(f"WHEN :id_{i} THEN :value_{i}" for i in range(count))
         ids = ", ".join(f":id_{i}" for i in range(count))
         value = f"balance + CASE id {cases} END" if added else f"CASE id {cases} END"
-        returning = " RETURNING id, balance" if added else ""
-        found = _BALANCE_UPDATES[(count, added)] = q(
-            f"UPDATE accounts SET balance = {value} WHERE id IN ({ids}){returning}"
+        back = " RETURNING id, balance" if added and returning else ""
+        found = _BALANCE_UPDATES[(count, added, returning)] = q(
+            f"UPDATE accounts SET balance = {value} WHERE id IN ({ids}){back}"
         )
     return found
 
@@ -103,6 +103,24 @@ ENTRIES = Rows(
         ("actor", "varchar"),
         ("at", "timestamptz"),
     ),
+)
+#: the entries of a transaction that moves the house: its entries' balances read from its row as moved
+_LATE_COLUMNS = (*ENTRIES.columns, ("late", "boolean"), ("later", "bigint"))
+_ENTRIES_LATE = q(
+    f"INSERT INTO ledger_entries ({ENTRIES.names}) SELECT txn, account_id, amount,"
+    " CASE WHEN late THEN (SELECT a.balance FROM accounts a WHERE a.id = r.account_id) - later"
+    ' ELSE balance_after END, kind, table_id, round_no, player, spot, seq, actor, "at"'
+    " FROM json_to_recordset(CAST(:rows AS json)) AS r("
+    + ", ".join(f'"{n}" {k}' if n == "at" else f"{n} {k}" for n, k in _LATE_COLUMNS)
+    + ")",
+    lite=f"INSERT INTO ledger_entries ({ENTRIES.names}) SELECT"
+    " json_extract(value, '$.txn'), json_extract(value, '$.account_id'), json_extract(value, '$.amount'),"
+    " CASE WHEN json_extract(value, '$.late') THEN (SELECT a.balance FROM accounts a"
+    " WHERE a.id = json_extract(value, '$.account_id')) - json_extract(value, '$.later')"
+    " ELSE json_extract(value, '$.balance_after') END,"
+    " json_extract(value, '$.kind'), json_extract(value, '$.table_id'), json_extract(value, '$.round_no'),"
+    " json_extract(value, '$.player'), json_extract(value, '$.spot'), json_extract(value, '$.seq'),"
+    " json_extract(value, '$.actor'), json_extract(value, '$.at') FROM json_each(:rows)",
 )
 _LOCK_ONE = q("SELECT id FROM accounts WHERE name = :name {lock}")
 _AVAILABLE = q(
@@ -266,26 +284,29 @@ async def post_many(
     if tables:  # a table's chips: only its own steps move them, under the table's lock
         await _add(tx, {a: delta[a] for a in tables}, accounts)
     late = sorted(a for a in delta if accounts[a].kind in LATE)
-
-    async def last() -> None:
-        """The house's and the cage's balances moved by their deltas (their rows locked from here to
-        the COMMIT only: every table's round moves the house), then every entry with the balance it
-        left behind."""
-        if late:
-            await _add(tx, {a: delta[a] for a in late}, accounts)
-        running = {a: accounts[a].balance - delta[a] for a in delta}
-        for entry in entries:
+    running = {a: accounts[a].balance - delta[a] for a in delta if a not in late}
+    for entry in entries:
+        if entry["account_id"] in running:
             running[entry["account_id"]] += entry["amount"]
             entry["balance_after"] = running[entry["account_id"]]
+    if not late:
         await tx.insert(ENTRIES, entries)
+        return
+    # the house's (or the cage's) balance moves with the COMMIT, in its round trip: its row is locked
+    # from there on only; its entries' balances are read from the row as moved, less what the entries
+    # after them in this transaction add
+    after = dict.fromkeys(late, 0)
+    for entry in reversed(entries):
+        if entry["account_id"] in after:
+            entry["late"], entry["later"], entry["balance_after"] = True, after[entry["account_id"]], 0
+            after[entry["account_id"]] += entry["amount"]
+    await tx.close_with(
+        _balance_update(len(late), added=True, returning=False), _numbered({a: delta[a] for a in late})
+    )
+    await tx.close_with(_ENTRIES_LATE, {"rows": tx.rows_param(entries)})
 
-    if late:
-        await tx.at_commit(last)
-    else:
-        await last()
 
-
-#: the accounts every table (the house) or every cashier (the cage) moves: written last in a transaction
+#: the accounts every table (the house) or every cashier (the cage) moves: written with the COMMIT
 LATE = frozenset({"house", "cage"})
 
 

@@ -186,8 +186,8 @@ class Tx:
     lazy: Callable[[], Awaitable[None]] | None = None
     #: rows held back until the transaction begins (`defer`)
     deferred: list[tuple[Rows, list[dict[str, Any]]]] = field(default_factory=list)
-    #: what runs right before COMMIT (`at_commit`)
-    finishing: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    #: the statements sent with the COMMIT, in one round trip (`close_with`)
+    closing: list[tuple[Q, dict[str, Any]]] = field(default_factory=list)
     #: what the process remembers of this database (`Store.memo`): rows that never change once made
     memo: dict[str, Any] = field(default_factory=dict)
     #: what this transaction learned for the memo: kept there once it commits (`remember`)
@@ -203,16 +203,14 @@ class Tx:
         commits: a row made by a transaction that rolled back must not be remembered."""
         self.learned[key] = value
 
-    async def at_commit(self, finish: Callable[[], Awaitable[None]]) -> None:
-        """Run `finish` as the transaction's last work, right before its COMMIT: the rows every table
-        shares (the house's account) are written there, so that their lock is held the shortest time."""
+    async def close_with(self, stmt: Q, params: dict[str, Any]) -> None:
+        """Send `stmt` with the transaction's COMMIT, in the same round trip (PostgreSQL's pipeline; on
+        SQLite right before it): the rows every table shares (the house's account) are written there,
+        so that their lock is held for the shortest time. Nothing may need what it gives back."""
         await self._ready()
-        self.finishing.append(finish)
-
-    async def finish(self) -> None:
-        """The work kept for the end of the transaction (`at_commit`), in the order it was given."""
-        while self.finishing:
-            await self.finishing.pop(0)()
+        if stmt.writes:
+            self.wrote.add(stmt.writes)
+        self.closing.append((stmt, params))
 
     async def _ready(self) -> None:
         if self.lazy is not None:
@@ -484,14 +482,24 @@ class Store:
             raise
         return conn
 
-    async def _end(self, conn: _Conn, exc: BaseException | None) -> None:
-        """Commit (`exc` None) or roll back, and give the connection back; a connection that failed, or
-        whose statement was cancelled half way, is not used again, and one the server dropped takes every
-        idle one as old as it along (a restart ends them all)."""
+    async def _end(self, conn: _Conn, exc: BaseException | None, tx: Tx | None = None) -> None:
+        """Commit (`exc` None), with the statements kept for it (`Tx.close_with`), or roll back, and
+        give the connection back; a connection that failed, or whose statement was cancelled half way,
+        is not used again, and one the server dropped takes every idle one as old as it along (a restart
+        ends them all)."""
         away = broken = False
         if exc is None:
             try:
-                await conn.raw.execute("COMMIT")
+                closing = tx.closing if tx is not None else []
+                if closing and self.postgres:
+                    async with conn.raw.pipeline():
+                        for stmt, params in closing:
+                            await conn.raw.execute(stmt.pg, tx._params(params))  # type: ignore[union-attr]
+                        await conn.raw.execute("COMMIT")
+                else:
+                    for stmt, params in closing:
+                        await conn.raw.execute(stmt.lite, tx._params(params))  # type: ignore[union-attr]
+                    await conn.raw.execute("COMMIT")
             except Exception as failed:
                 await self._close(conn)  # whether it committed or not, the connection is not trusted
                 await self._drop_older(conn.made)
@@ -551,13 +559,12 @@ class Store:
             tx.lazy = start
         try:
             yield tx
-            await tx.finish()
         except BaseException as exc:
             if opened:
                 await self._end(opened[0], exc)
             raise
         if opened:
-            await self._end(opened[0], None)
+            await self._end(opened[0], None, tx)
         self.memo.update(tx.learned)
 
     async def once(self, stmt: Q, params: dict[str, Any]) -> int:
