@@ -231,3 +231,35 @@ def test_tables_that_share_players_settle_at_once(http: Api, servers: list[str],
     with sql.connect() as conn:
         assert conn.execute(sa.text("SELECT SUM(balance) FROM accounts")).scalar_one() == 0
     assert sum(len(api.ok("admin", "GET", f"/api/tables/{t}/rounds")["rounds"]) for t in tables) == 20
+
+
+def test_bets_sent_at_once_are_taken_together_each_answered_alone(http: Api, servers: list[str]) -> None:
+    """Seven holders bet at once at one table (one server: the bets wait for the table together), one of
+    them twice more than his chips allow and one on a box he does not hold: every bet that may be placed
+    is placed, each refusal is its own (insufficient_funds, conflict), nothing refused is written, and
+    the table's version moved less than once per bet (the bets waiting were taken together)."""
+    api = http
+    names = [f"p{k}" for k in range(1, 8)]
+    for name in names:
+        api.user(name, "player", chips=1_000 if name == "p7" else 100_000)
+    table = api.table("blackjack", turn_seconds=None)
+    for k, name in enumerate(names, start=1):
+        api.ok(name, "POST", f"/api/tables/{table}/seats", json={"seat": k})
+    seq = api.state("admin", table)["seq"]
+    path = f"/api/tables/{table}/bets"
+    requests = [
+        (servers[0], "POST", path, bearer(api, name), {"seat": k, "spot": "main", "amount": 600})
+        for k, name in enumerate(names, start=1)
+    ]
+    requests.append((servers[0], "POST", path, bearer(api, "p7"), {"seat": 7, "spot": "main", "amount": 600}))
+    requests.append((servers[0], "POST", path, bearer(api, "p1"), {"seat": 9, "spot": "main", "amount": 600}))
+    answers = asyncio.run(at_once(requests))
+    codes = [r.status_code for r in answers]
+    assert codes[:6] == [200] * 6, [r.text for r in answers]
+    p7 = sorted((answers[6], answers[7]), key=lambda r: r.status_code)  # whichever came first is placed
+    assert p7[0].status_code == 200 and p7[1].json()["error"]["code"] == "insufficient_funds", p7[1].text
+    assert answers[8].status_code in (400, 422) and answers[8].json()["error"]["code"] == "bad_bet"
+    state = api.state("admin", table)
+    assert [[b["amount"] for b in s["bets"]] for s in state["seats"]] == [[600]] * 7
+    assert api.balance("p7") == 1_000 and api.ok("p7", "GET", "/api/me")["available"] == 400
+    assert state["seq"] - seq < 7  # fewer versions than bets: they were taken together

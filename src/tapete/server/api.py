@@ -723,7 +723,11 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
             return out
 
         try:
-            result = await casino.mutate(table_id, run, caller=caller, idem=idem)
+            if idem is None:  # taken with the other bets waiting for the table (`Casino.place_bet`)
+                result = await casino.place_bet(table_id, caller, body.seat, body.spot, body.amount)
+                holder_status["status"] = 202 if "request" in result else 200
+            else:  # its answer is kept under its key, with its own transaction
+                result = await casino.mutate(table_id, run, caller=caller, idem=idem)
         except Replay as replay:
             return FastJSON(
                 replay.body, status_code=202 if "request" in (replay.body or {}) else replay.status

@@ -117,6 +117,9 @@ class Casino:
         self.trusted: dict[str, tuple[Caller, float]] = {}
         #: the open WebSockets' sessions: each is woken when its session may have ended (`watch_session`)
         self.watchers: list[tuple[Caller, asyncio.Event]] = []
+        #: bets waiting for their table (`place_bet`), and the task that takes them, per table
+        self.bets_waiting: dict[int, list[tuple[Caller, Any, Any, Any, asyncio.Future[Any]]]] = {}
+        self.bets_taker: dict[int, asyncio.Task[None]] = {}
 
     # -- start and stop ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -419,6 +422,61 @@ class Casino:
         self.snapshots[table_id] = snap
         self.rows[table_id] = dataclasses.replace(table)
         return result, table.version
+
+    async def place_bet(
+        self, table_id: int, caller: Caller, seat: Any, spot: Any, amount: Any
+    ) -> dict[str, Any]:
+        """A bet (or a back-bet request) at a table, taken together with the bets that wait for the
+        table as it takes it: between two rounds every box's holder bets at once, and each bet was a
+        transaction of its own, one after the other (seven statements each, the last bettor waiting for
+        the six before him). The table's bets waiting are taken in one transaction (the wallets locked
+        and read in two statements, each bet checked in turn as the engine and `tables.place_bet` check
+        it), one version, one push; a bet refused is refused alone. Its answer is its own."""
+        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.bets_waiting.setdefault(table_id, []).append((caller, seat, spot, amount, done))
+        if table_id not in self.bets_taker:
+            self.bets_taker[table_id] = asyncio.create_task(self._take_bets(table_id))
+        answer: dict[str, Any] = await done
+        return answer
+
+    async def _take_bets(self, table_id: int) -> None:
+        try:
+            while self.bets_waiting.get(table_id):
+                await self._bets(table_id, self.bets_waiting.pop(table_id))
+        finally:
+            self.bets_taker.pop(table_id, None)
+
+    async def _bets(
+        self, table_id: int, waiting: list[tuple[Caller, Any, Any, Any, asyncio.Future[Any]]]
+    ) -> None:
+        answers: list[Any] = [None] * len(waiting)
+
+        async def together(tx: Tx, table: TableRow, rt: TableRuntime) -> None:
+            await tx.begin()  # the table as the database has it: every refusal below is from it as it is
+            await ledger.lock_funds(tx, {caller.name for caller, *_ in waiting if caller.role == "player"})
+            for i, (caller, seat, spot, amount, _) in enumerate(waiting):
+                try:
+                    answers[i] = await tables.place_bet(tx, table, rt, caller, seat, spot, amount)
+                except TapeteError as exc:  # refused alone: it wrote nothing (every check comes first)
+                    answers[i] = exc
+            if all(isinstance(a, TapeteError) for a in answers):
+                raise tables.NoChange()  # nothing placed: no version, no push
+
+        try:
+            await self.mutate(table_id, together)
+        except Exception as exc:  # the transaction failed whole: each bet on its own then, or the error
+            if len(waiting) > 1 and isinstance(exc, Conflict):
+                for item in waiting:
+                    await self._bets(table_id, [item])
+                return
+            answers = [exc] * len(waiting)
+        for (*_, done), answer in zip(waiting, answers, strict=True):
+            if done.done():  # its request went away: the bet stands, nobody to tell
+                continue
+            if isinstance(answer, BaseException):
+                done.set_exception(answer)
+            else:
+                done.set_result(answer)
 
     def _reading(self) -> Any:
         """A read of a table in several statements sees one moment: on PostgreSQL its transaction is

@@ -212,6 +212,10 @@ class Tx:
             self.wrote.add(stmt.writes)
         self.closing.append((stmt, params))
 
+    async def begin(self) -> None:
+        """Begin a lazy transaction now (with the check its beginning runs), if it has not begun."""
+        await self._ready()
+
     async def _ready(self) -> None:
         if self.lazy is not None:
             start, self.lazy = self.lazy, None

@@ -17,9 +17,9 @@ from typing import Any
 import pydantic_core
 
 from tapete.games.base import Viewer
-from tapete.server import tables, words
+from tapete.server import ledger, tables, words
 from tapete.server.accounts import Caller
-from tapete.server.sql import Many, Tx, q
+from tapete.server.sql import Tx, q
 from tapete.server.tables import TableRow, TableRuntime, bettors
 
 
@@ -47,13 +47,6 @@ class Snapshot:
     views_json: dict[str, bytes] = field(default_factory=dict)
 
 
-_BALANCES = q(
-    "SELECT u.name, COALESCE(a.balance, 0),"
-    " (SELECT COALESCE(SUM(b.amount), 0) FROM bets b WHERE b.user_id = u.id),"
-    " (SELECT COALESCE(SUM(r.amount), 0) FROM back_bet_requests r"
-    " WHERE r.user_id = u.id AND r.status = 'waiting')"
-    " FROM users u LEFT JOIN accounts a ON a.user_id = u.id AND a.kind = 'wallet' WHERE u.name {in_names}"
-)
 _REQUESTS = q(
     "SELECT r.id, r.seat, r.spot, r.amount, r.status, u.name FROM back_bet_requests r"
     " JOIN users u ON u.id = r.user_id WHERE r.table_id = :t AND r.status = 'waiting' ORDER BY r.id"
@@ -64,11 +57,7 @@ async def balances(tx: Tx, names: Iterable[str]) -> dict[str, tuple[int, int]]:
     """(balance, available) of each named player in one statement: his wallet less what he has committed
     and not yet staked (his bets waiting for a deal at every table, his back-bet requests still waiting);
     as `ledger.available` says it, for many players at once."""
-    wanted = sorted(set(names))
-    if not wanted:
-        return {}
-    rows = await tx.all(_BALANCES, {"names": Many(wanted)})
-    return {name: (int(balance), int(balance) - int(b) - int(a)) for name, balance, b, a in rows}
+    return await ledger.funds(tx, names)
 
 
 #: the tables each shared part of a snapshot comes from: a change that wrote none of them keeps that part

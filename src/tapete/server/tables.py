@@ -774,6 +774,8 @@ async def place_bet(
     else:
         held = await seats_of(tx, table.id)
         placed_before = await bets_in_order(tx, table.id)
+    placed_before = tx.info.get("snapshot_hint", {}).get("bets", placed_before)  # with the bets placed
+    # before this one in the same transaction (a table takes the bets that wait for it together)
     holder = dict(held).get(number)
     if holder is None:
         raise Conflict(f"seat {number} is free: take it first", key="err.api.seat_free", seat=number)
@@ -802,11 +804,12 @@ async def place_bet(
         "amount": amount,
         "at": utcnow(),
     }
+    ledger.spent(tx, caller.name, balance, free - amount)
     if holder != caller.name:
         request_id = await tx.value(_NEW_REQUEST, values)
         return {"request": request_id, "status": "waiting", "seat": number, "spot": spot, "amount": amount}
     bet_id = await tx.value(_NEW_BET, values)
-    now: tuple[tuple[int, str, str, int], ...] = placed  # type: ignore[assignment]  # checked above
+    now: tuple[tuple[int, str, str, int], ...] = placed  # the table's bets, in placing order
     hint_snapshot(tx, bets=now, balances={caller.name: (balance, free - amount)})
     return {"bet": bet_id, "seat": number, "spot": spot, "amount": amount, "status": "placed"}
 
