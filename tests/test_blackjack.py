@@ -111,6 +111,45 @@ def test_viewers_share_one_picture_of_the_boxes_per_step(game: str) -> None:
     assert after == ["Ts", "7c", "5s"] == rnd.view("inspector")["seats"][0]["hands"][0]["cards"]
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_viewers_with_one_view_key_see_one_view_but_for_their_label(game: str, seed: int) -> None:
+    """A server shares one view between the viewers of a view key: at every step of random rounds (seven
+    boxes, a back-bettor, random legal answers), the viewers who share a key see the same view but for
+    their ``viewer`` label; the holder of the pending decision, the staff and the inspector have keys of
+    their own."""
+    import random
+
+    from tapete.session import make_shoe
+    from tapete.shoe import SeededRandom
+
+    rng = random.Random(seed)
+    rules = load_rules(game, {})
+    cls = _cls(game)
+    holders = ["ana", "bea", "cai", "dan", "eli", "fay", "gus"]
+    raw = [RawBet(k, name, "main", 1000) for k, name in enumerate(holders, start=1)]
+    raw.append(RawBet(1, "eve", "main", 500))  # a back-bettor behind ana
+    shoe = make_shoe(rules, SeededRandom(seed), live=False)
+    shoe.prepare_round()
+    rnd = cls(rules, place_bets(raw, cls.bet_spec(rules)), round_id=1)
+    rnd.deal_from(shoe.draw)
+    viewers = [*(f"player:{h}" for h in holders), "player:eve", "player:zoe", "spectator", "dealer"]
+    while True:
+        by_key: dict[str, list[str]] = {}
+        for viewer in [*viewers, "inspector"]:
+            by_key.setdefault(rnd.view_key(viewer), []).append(viewer)
+        assert by_key["inspector"] == ["inspector"] and by_key["staff"] == ["dealer"]
+        for key, same in by_key.items():
+            views = [{**rnd.view(v), "viewer": "-"} for v in same]
+            assert all(v == views[0] for v in views), key
+        pending = rnd.pending
+        if pending is None:
+            break
+        holder = f"player:{rnd._holder(pending.seat)}"
+        assert by_key[holder] == [holder]  # the holder of the pending decision: a key of his own
+        rnd.apply(Action(pending.seat, rng.choice(list(pending.legal)), pending.hand))
+        rnd.deal_from(shoe.draw)
+
+
 # --------------------------------------------------------------------------------------------- Art.9
 def test_art9_retiro_loses_half_the_bet(game: str) -> None:
     out = scenario(["Ts", "9h", "6c", "7d"], [bet(1, "ana", 1000)], [act(1, "surrender")], game=game)

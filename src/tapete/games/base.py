@@ -308,6 +308,11 @@ class Round(Protocol):
         """What `viewer` may see of the table, built from an allow-list."""
         ...
 
+    def view_key(self, viewer: Viewer | str) -> str:
+        """A key such that viewers with the same key see the same view but for its ``viewer`` label (a
+        table pushes every step to all its viewers: they may share one)."""
+        ...
+
     def result(self) -> dict[str, Any]:
         """The outcome in the scenario contract's shape."""
         ...
@@ -537,6 +542,11 @@ class RoundBase:
             "engine": ENGINE_VERSION,
         }
         return ev
+
+    def view_key(self, viewer: Viewer | str) -> str:
+        """A key such that viewers with the same key see the same view but for its ``viewer`` label:
+        each viewer his own, unless the game knows better."""
+        return str(Viewer.of(viewer))
 
     def pending_json(self, viewer: Viewer) -> dict[str, Any] | None:
         """The pending step as `viewer` may see it: whose card is awaited (never which), or the decision

@@ -925,6 +925,19 @@ class BlackjackRound(RoundBase):
             self._seats_memo = (len(self.events), seats)
         return seats
 
+    def view_key(self, viewer: Viewer | str) -> str:
+        """Nothing in a box is hidden: the inspector sees all, the staff the table as dealt, the holder
+        of the pending decision its legal answers, and every other player or spectator one same view."""
+        v = Viewer.of(viewer)
+        if v.inspector:
+            return "inspector"
+        if v.staff:
+            return "staff"
+        d = self.pending
+        if isinstance(d, Decision) and v.role == "player" and self._holder(d.seat) == v.name:
+            return str(v)
+        return "table"
+
     def view(self, viewer: Viewer | str) -> dict[str, Any]:
         """What `viewer` may see, built from an allow-list: ``inspector`` everything, the ``dealer`` and a
         ``player:NAME`` or ``spectator`` the table as dealt (no peek: the hole card stays face down until

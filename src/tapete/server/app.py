@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import hashlib
 import json
 import logging
@@ -164,7 +163,7 @@ class Casino:
         elif len(rows) == 2 and rows[1].prev != rows[0].hash:
             reason = f"record {rows[1].seq} does not link to the record before it"
         if reason and table.status != "suspended":
-            before = dataclasses.replace(table)
+            before = table.copy()
             table.status = "suspended"
             table.version += 1  # every process's cache of the table is now stale
             table.status_reason = f"chain check failed at start: {reason}"
@@ -277,12 +276,12 @@ class Casino:
                 self.rows.pop(table_id, None)
                 raise NotFound(f"no table {table_id}", key="err.api.no_table", table=table_id)
             if found == (cached.version, cached.next_seq, cached.head_hash):
-                return dataclasses.replace(cached)
+                return cached.copy()
         found = await tx.one(tables.TABLE_LOCKED if for_update else tables.TABLE, {"id": table_id})
         if found is None:
             raise NotFound(f"no table {table_id}", key="err.api.no_table", table=table_id)
         table = tables.row_of(found)
-        self.rows[table_id] = dataclasses.replace(table)
+        self.rows[table_id] = table.copy()
         return table
 
     async def _runtime(self, tx: Tx, table: TableRow, *, writable: bool) -> TableRuntime:
@@ -340,7 +339,7 @@ class Casino:
         """An optimistic step that asked nothing of the database refused, or found nothing to do, from
         what this process knew of the table: Stale (taken again from the database) unless the table is
         still as it knew it."""
-        async with self.store.transaction(write=False) as tx:
+        async with self.store.autocommit() as tx:
             found = await tx.one(_FRESH, {"id": table_id})
         if found != (known.version, known.next_seq, known.head_hash):
             raise tables.Stale()
@@ -351,7 +350,7 @@ class Casino:
         row, rt, snap = self.rows.get(table_id), self.runtimes.get(table_id), self.snapshots.get(table_id)
         if row is None or rt is None or snap is None or not row.version == rt.version == snap.version:
             return None
-        return dataclasses.replace(row), rt
+        return row.copy(), rt
 
     async def _step(
         self,
@@ -364,7 +363,7 @@ class Casino:
         warm: bool,
     ) -> tuple[T, int] | None:
         held = self._warm(table_id) if warm else None
-        known = dataclasses.replace(held[0]) if held is not None else None  # the row the step starts from
+        known = held[0].copy() if held is not None else None  # the row the step starts from
 
         async def still(tx: Tx) -> None:  # the optimistic step's transaction began: the row as it knew it
             assert known is not None
@@ -379,12 +378,12 @@ class Casino:
                 begun.append(tx)
                 if held is not None:
                     table, rt = held
-                    start = dataclasses.replace(table)
+                    start = table.copy()
                 else:
                     if idem is not None and caller is not None:
                         await self._replay(tx, caller, idem)
                     table = await self._table(tx, table_id, for_update=True)
-                    start = dataclasses.replace(table)  # the row as it is: what the step writes is its diff
+                    start = table.copy()  # the row as it is: what the step writes is its diff
                     rt = await self._runtime(tx, table, writable=True)
                 before = self.snapshots.get(table_id)
                 if before is not None and before.version == table.version == rt.version:
@@ -420,7 +419,7 @@ class Casino:
                 await self._refused_by_database(exc, caller, idem)
             raise
         self.snapshots[table_id] = snap
-        self.rows[table_id] = dataclasses.replace(table)
+        self.rows[table_id] = table.copy()
         return result, table.version
 
     async def place_bet(
@@ -544,7 +543,7 @@ class Casino:
             known = self.trusted.get(hashed)
             if known is not None and time.monotonic() < known[1]:
                 return known[0]
-        async with self.store.transaction(write=False) as tx:
+        async with self.store.autocommit() as tx:  # one statement: no transaction around it
             verdict = await authenticate(tx, self.settings, token)
         if verdict.write is not None:  # the session touched, or ended idle: committed before the answer
             async with self._write_lock(), self.store.transaction() as tx:
@@ -625,7 +624,7 @@ class Casino:
 
     async def fire_due(self) -> int:
         """One sweep: every due deadline answered; how many fired."""
-        async with self.store.transaction(write=False) as tx:
+        async with self.store.autocommit() as tx:
             due = [table_id for (table_id,) in await tx.all(_DUE, {"now": utcnow()})]
         fired = 0
         for table_id in due:

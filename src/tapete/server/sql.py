@@ -571,14 +571,14 @@ class Store:
             await self._end(opened[0], None, tx)
         self.memo.update(tx.learned)
 
-    async def once(self, stmt: Q, params: dict[str, Any]) -> int:
-        """One statement in a transaction of its own (PostgreSQL's implicit one: no BEGIN, no COMMIT, one
-        round trip); how many rows it changed. Not retried on a connection that fails: whether it was
-        applied is then unknown, and the caller is told the database is away."""
+    @contextlib.asynccontextmanager
+    async def autocommit(self) -> AsyncIterator[Tx]:
+        """A connection whose statements each are a transaction of their own (no BEGIN, no COMMIT):
+        for a read of one statement, one round trip where a transaction took three."""
         conn = await self._take()
         tx = Tx(conn.raw, self.postgres, memo=self.memo)
         try:
-            changed = await tx.run(stmt, params)
+            yield tx
         except BaseException as exc:
             if isinstance(exc, Unavailable | asyncio.CancelledError):
                 await self._close(conn)
@@ -589,7 +589,13 @@ class Store:
                 await self._give_back(conn)
             raise
         await self._give_back(conn)
-        return changed
+
+    async def once(self, stmt: Q, params: dict[str, Any]) -> int:
+        """One statement in a transaction of its own (PostgreSQL's implicit one: no BEGIN, no COMMIT, one
+        round trip); how many rows it changed. Not retried on a connection that fails: whether it was
+        applied is then unknown, and the caller is told the database is away."""
+        async with self.autocommit() as tx:
+            return await tx.run(stmt, params)
 
     async def close(self) -> None:
         """Close every connection (those in use are closed as they come back)."""

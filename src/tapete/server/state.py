@@ -42,6 +42,9 @@ class Snapshot:
     void: dict[str, str] | None = None
     #: viewer → (view, pending), made on first use while the runtime is at this version
     views: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    #: the round's view key → the first viewer of it and his (view, pending); a viewer → that first one
+    kinds: dict[str, tuple[str, tuple[Any, Any]]] = field(default_factory=dict)
+    first_of: dict[str, str] = field(default_factory=dict)
     #: the JSON written once per version (`render_json`): the base's members, each viewer's view
     base_json: bytes | None = None
     views_json: dict[str, bytes] = field(default_factory=dict)
@@ -180,15 +183,27 @@ def _no_round(snap: Snapshot, viewer: Viewer) -> dict[str, Any]:
 
 
 def _made(snap: Snapshot, rt: TableRuntime, viewer: Viewer) -> tuple[str, tuple[Any, Any]]:
-    """The engine's view for `viewer` and the pending step as he may see it, made once per version."""
+    """The engine's view for `viewer` and the pending step as he may see it, made once per version; a
+    viewer who sees what another already seen at this version sees (the round's `view_key`) gets that
+    view with his own label instead of the engine building it again."""
     key = str(viewer)
     made = snap.views.get(key)
-    if made is None:
-        rnd = rt.round if snap.in_round else rt.last
-        view = rnd.view(viewer) if rnd is not None else _no_round(snap, viewer)
-        deadline = snap.base["deadline"] if snap.base["deadline_kind"] == "turn" else None
-        pending = tables.pending_of(rt, viewer, deadline) if snap.in_round else None
-        made = snap.views[key] = (view, pending)
+    if made is not None:
+        return key, made
+    rnd = rt.round if snap.in_round else rt.last
+    kind = rnd.view_key(viewer) if rnd is not None else key
+    first = snap.kinds.get(kind)
+    if first is not None:
+        view = dict(first[1][0])
+        view["viewer"] = key
+        made = snap.views[key] = (view, first[1][1])
+        snap.first_of[key] = first[0]
+        return key, made
+    view = rnd.view(viewer) if rnd is not None else _no_round(snap, viewer)
+    deadline = snap.base["deadline"] if snap.base["deadline_kind"] == "turn" else None
+    pending = tables.pending_of(rt, viewer, deadline) if snap.in_round else None
+    made = snap.views[key] = (view, pending)
+    snap.kinds[kind] = (key, made)
     return key, made
 
 
@@ -237,9 +252,21 @@ def render_json(snap: Snapshot, rt: TableRuntime, caller: Caller, me: tuple[int,
         snap.base_json = pydantic_core.to_json(snap.base)[1:-1]  # its members, without the braces
     seen = snap.views_json.get(key)
     if seen is None:
-        seen = snap.views_json[key] = (
-            b',"pending":' + pydantic_core.to_json(pending) + b',"view":' + pydantic_core.to_json(view) + b","
-        )
+        first = snap.first_of.get(key)
+        shared = snap.views_json.get(first) if first is not None else None
+        if shared is not None:  # another's view of the same kind: his label for the other's
+            label = b'"viewer":' + pydantic_core.to_json(first)
+            if shared.count(label) == 1:
+                seen = shared.replace(label, b'"viewer":' + pydantic_core.to_json(key))
+        if seen is None:
+            seen = (
+                b',"pending":'
+                + pydantic_core.to_json(pending)
+                + b',"view":'
+                + pydantic_core.to_json(view)
+                + b","
+            )
+        snap.views_json[key] = seen
     return b"".join(
         (
             b'{"type":"state","seq":',

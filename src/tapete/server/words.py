@@ -100,8 +100,26 @@ _CACHE: OrderedDict[tuple[int, int | str, int, int], tuple[Round, list[dict[str,
 _CACHE_SIZE = 256
 
 
+_FACES: OrderedDict[tuple[str, int, str], tuple[CommonRules, Any]] = OrderedDict()
+
+
 def _face(game: str, rules: CommonRules, lang: str, players: list[str]) -> Any:
-    """A terminal table of `game` that never prints nor asks: only its words and its reasons are used."""
+    """A terminal table of `game` that never prints nor asks: only its words and its reasons are used.
+    Kept per game, rules and language (building one cost more than the words it gives)."""
+    key = (game, id(rules), lang)
+    kept = _FACES.get(key)
+    if kept is not None and kept[0] is rules and not players:
+        _FACES.move_to_end(key)
+        return kept[1]
+    face = _new_face(game, rules, lang, players)
+    if not players:
+        _FACES[key] = (rules, face)  # the rules kept with it: their id is not reused meanwhile
+        while len(_FACES) > _CACHE_SIZE:
+            _FACES.popitem(last=False)
+    return face
+
+
+def _new_face(game: str, rules: CommonRules, lang: str, players: list[str]) -> Any:
     from tapete.play.blackjack import BlackjackFace
     from tapete.play.common import PlayContext
     from tapete.play.majestic_21 import Majestic21Face
