@@ -186,6 +186,9 @@ class Tx:
     lazy: Callable[[], Awaitable[None]] | None = None
     #: rows held back until the transaction begins (`defer`)
     deferred: list[tuple[Rows, list[dict[str, Any]]]] = field(default_factory=list)
+    #: PostgreSQL's pipeline mode of a write transaction: a write is sent without waiting for its
+    #: answer, which comes with the next read's (or the COMMIT's) round trip
+    pipe: Any = None
     #: the statements sent with the COMMIT, in one round trip (`close_with`)
     closing: list[tuple[Q, dict[str, Any]]] = field(default_factory=list)
     #: what the process remembers of this database (`Store.memo`): rows that never change once made
@@ -311,13 +314,19 @@ class Tx:
     async def one(self, stmt: Q, params: dict[str, Any] | None = None) -> tuple[Any, ...] | None:
         """The first row of `stmt`'s result, or None."""
         cursor = await self._execute(stmt, params)
-        row = await cursor.fetchone()
+        try:
+            row = await cursor.fetchone()
+        except Exception as exc:  # in a pipeline, a write sent before it may have failed
+            raise _translated(exc) from exc
         return None if row is None else self._row(stmt, row)
 
     async def all(self, stmt: Q, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """Every row of `stmt`'s result."""
         cursor = await self._execute(stmt, params)
-        rows = await cursor.fetchall()
+        try:
+            rows = await cursor.fetchall()
+        except Exception as exc:  # in a pipeline, a write sent before it may have failed
+            raise _translated(exc) from exc
         if self.postgres and not stmt.times:
             return [tuple(r) for r in rows]
         return [self._row(stmt, r) for r in rows]
@@ -328,9 +337,9 @@ class Tx:
         return None if row is None else row[0]
 
     async def run(self, stmt: Q, params: dict[str, Any] | None = None) -> int:
-        """Execute a write; how many rows it changed."""
+        """Execute a write; how many rows it changed (-1 in a pipeline: its answer is not waited for)."""
         cursor = await self._execute(stmt, params)
-        return int(cursor.rowcount)
+        return -1 if self.pipe is not None else int(cursor.rowcount)
 
 
 def _translated(exc: BaseException) -> BaseException:
@@ -492,10 +501,16 @@ class Store:
         is not used again, and one the server dropped takes every idle one as old as it along (a restart
         ends them all)."""
         away = broken = False
+        pipe = tx.pipe if tx is not None else None
         if exc is None:
             try:
                 closing = tx.closing if tx is not None else []
-                if closing and self.postgres:
+                if pipe is not None:  # the writes waiting, the closing ones and COMMIT: one round trip
+                    for stmt, params in closing:
+                        await conn.raw.execute(stmt.pg, tx._params(params))  # type: ignore[union-attr]
+                    await conn.raw.execute("COMMIT")
+                    await pipe.__aexit__(None, None, None)
+                elif closing and self.postgres:
                     async with conn.raw.pipeline():
                         for stmt, params in closing:
                             await conn.raw.execute(stmt.pg, tx._params(params))  # type: ignore[union-attr]
@@ -514,6 +529,8 @@ class Store:
             broken = away or isinstance(exc, asyncio.CancelledError)
             if not broken:
                 try:
+                    if pipe is not None:  # what was sent is answered (and ignored) first
+                        await pipe.__aexit__(type(exc), exc, exc.__traceback__)
                     await conn.raw.execute("ROLLBACK")
                 except Exception:
                     broken = away = True
@@ -554,6 +571,9 @@ class Store:
             conn = await self._begun(begin)
             opened.append(conn)
             tx.conn = conn.raw
+            if self.postgres and write:
+                tx.pipe = conn.raw.pipeline()
+                await tx.pipe.__aenter__()
             if lazy is not None:
                 await lazy(tx)
 
@@ -565,7 +585,7 @@ class Store:
             yield tx
         except BaseException as exc:
             if opened:
-                await self._end(opened[0], exc)
+                await self._end(opened[0], exc, tx)
             raise
         if opened:
             await self._end(opened[0], None, tx)
