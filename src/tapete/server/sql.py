@@ -342,6 +342,11 @@ class Tx:
         return -1 if self.pipe is not None else int(cursor.rowcount)
 
 
+async def _ended() -> None:
+    """What a lazy transaction that never began begins with once its block ended: nothing may."""
+    raise RuntimeError("the transaction's block has ended")
+
+
 def _translated(exc: BaseException) -> BaseException:
     """A driver's error as the server's: a constraint's refusal, the database away, or as it was."""
     if isinstance(exc, sqlite3.IntegrityError):
@@ -587,6 +592,9 @@ class Store:
             if opened:
                 await self._end(opened[0], exc, tx)
             raise
+        finally:
+            if tx.lazy is not None:  # it never began: `start` holds `tx`, a cycle only the collector frees
+                tx.lazy = _ended
         if opened:
             await self._end(opened[0], None, tx)
         self.memo.update(tx.learned)
