@@ -46,3 +46,38 @@ def test_a_0001_database_loses_the_unread_previous_login_column_and_keeps_its_us
         assert "previous_login_at" in {c["name"] for c in sa.inspect(engine).get_columns("users")}
     finally:
         engine.dispose()
+
+
+def test_0003_leaves_the_tables_row_without_an_index_its_steps_update(empty_url: str) -> None:
+    """0003 drops tables.deadline_at's index (every step of a round moves the turn deadline, and an
+    index on it made each update of the row a new entry in every index of `tables`) and, on
+    PostgreSQL, keeps half of each page of `tables` free for its rows' next versions; down again, the
+    index is back. A table made before keeps its row."""
+    command.upgrade(alembic_config(empty_url), "0002")
+    engine = sa.create_engine(sync_url(empty_url))
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text(
+                    "INSERT INTO tables (name, game, mode, rules, status, version, next_seq, head_hash,"
+                    " round_no, in_round, shuffle_no, created_at) VALUES ('Mesa 1', 'blackjack', 'virtual',"
+                    " '{}', 'open', 3, 7, :h, 1, false, 1, :t)"
+                ),
+                {"h": "0" * 64, "t": "2026-12-01 10:00:00"},
+            )
+
+        def indexes() -> set[str]:
+            return {i["name"] or "" for i in sa.inspect(engine).get_indexes("tables")}
+
+        assert "ix_tables_deadline_at" in indexes()
+        migrate(empty_url)
+        assert "ix_tables_deadline_at" not in indexes()
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT name, version FROM tables")).one() == ("Mesa 1", 3)
+            if engine.dialect.name == "postgresql":
+                options = conn.execute(sa.text("SELECT reloptions FROM pg_class WHERE relname = 'tables'"))
+                assert options.scalar() == ["fillfactor=50"]
+        command.downgrade(alembic_config(empty_url), "0002")
+        assert "ix_tables_deadline_at" in indexes()
+    finally:
+        engine.dispose()

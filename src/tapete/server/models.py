@@ -169,7 +169,8 @@ class CasinoTable(Base):
     round_no: Mapped[int] = mapped_column(Integer, default=0)
     in_round: Mapped[bool] = mapped_column(Boolean, default=False)
     shuffle_no: Mapped[int] = mapped_column(Integer, default=0)
-    deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None, index=True)
+    # no index (migration 0003): the row is updated at every step, and the timers read the few rows whole
+    deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     deadline_kind: Mapped[str | None] = mapped_column(String(16), default=None)
     deadline_version: Mapped[int | None] = mapped_column(Integer, default=None)
     pending_shoe_events: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
