@@ -48,7 +48,9 @@ PASSWORD = "bench-password-123"
 ADMIN_PASSWORD = "bench-admin-password"
 CHIPS = 10_000_000
 BET = 1_000
-PG = "postgresql://postgres@127.0.0.1:5432"
+#: the PostgreSQL server the tool makes its database on (TAPETE_BENCH_POSTGRES: another, e.g. one with
+#: pg_stat_statements loaded to see what the load asks of the database)
+PG = os.environ.get("TAPETE_BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432")
 
 
 def free_port() -> int:
@@ -76,6 +78,14 @@ def postgres_cpu_seconds() -> float:
     return total / ticks
 
 
+def machine_cpu() -> dict[str, float]:
+    """This machine's CPU seconds so far (Linux /proc/stat): idle, and stolen by the hypervisor for
+    other guests, a cause of the runs' spread on a shared host."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    ticks = os.sysconf("SC_CLK_TCK")
+    return {"idle": (int(fields[3]) + int(fields[4])) / ticks, "steal": int(fields[7]) / ticks}
+
+
 def group_cpu_seconds(pgid: int) -> float:
     """User + system CPU seconds of the live processes in process group `pgid` (Linux /proc)."""
     ticks = os.sysconf("SC_CLK_TCK")
@@ -95,8 +105,12 @@ def group_cpu_seconds(pgid: int) -> float:
 class ServerProcess:
     """One `tapete serve` (with its workers) as a subprocess in its own process group."""
 
-    def __init__(self, database_url: str, home: Path, broker: str | None, workers: int) -> None:
+    def __init__(
+        self, database_url: str, home: Path, broker: str | None, workers: int, python: tuple[str, ...] = ()
+    ) -> None:
         self.database_url, self.home, self.broker, self.workers = database_url, home, broker, workers
+        #: what runs the server's module instead of ``python -m`` (``-m benchmarks.profiled FILE``: cProfile)
+        self.python = python
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = home / "serve.log"
@@ -113,7 +127,12 @@ class ServerProcess:
             "TAPETE_ADMIN_PASSWORD": ADMIN_PASSWORD,
             "TAPETE_SHOE_KEY": "22" * 32,
         }
-        cmd = [sys.executable, "-m", "tapete.cli", "serve", "--port", str(self.port)]
+        head = (
+            [sys.executable, *self.python, "tapete.cli"]
+            if self.python
+            else [sys.executable, "-m", "tapete.cli"]
+        )
+        cmd = [*head, "serve", "--port", str(self.port)]
         cmd += ["--database-url", self.database_url]
         if self.broker:
             cmd += ["--broker-url", self.broker]
@@ -471,7 +490,7 @@ async def drive(
         await asyncio.sleep(args.warmup)
         stats.counting = True
         cpu0 = cpu() if cpu else 0.0
-        bots0, pg0 = time.process_time(), postgres_cpu_seconds()
+        bots0, pg0, machine0 = time.process_time(), postgres_cpu_seconds(), machine_cpu()
         t0 = time.perf_counter()
         seconds = args.soak * 60 if args.soak else args.seconds
         chaos_task = asyncio.create_task(chaos(stats)) if chaos else None
@@ -493,6 +512,7 @@ async def drive(
         elapsed = time.perf_counter() - t0
         cpu_used = cpu() - cpu0 if cpu else None
         bots_used, pg_used = time.process_time() - bots0, postgres_cpu_seconds() - pg0
+        machine = {k: v - machine0[k] for k, v in machine_cpu().items()}
         stats.counting = False
         if chaos_task:
             chaos_task.cancel()
@@ -531,6 +551,8 @@ async def drive(
             result["bots_cores_busy"] = round(bots_used / elapsed, 2)
             if args.postgres:
                 result["postgres_cores_busy"] = round(pg_used / elapsed, 2)
+            result["machine_idle_cores"] = round(machine["idle"] / elapsed, 2)
+            result["machine_steal_cores"] = round(machine["steal"] / elapsed, 2)
         if args.soak:  # the administrator's session went idle long ago: a new one
             admin = await login(session, urls, "admin", admin_password)
             result["checks"] = await soak_checks(session, urls, admin, ids, clients[: len(ids) * 7])
@@ -654,6 +676,11 @@ def summary(result: dict[str, Any], label: str) -> str:
         )
         + (f"; bots {result['bots_cores_busy']} cores" if "bots_cores_busy" in result else "")
         + (f"; postgres {result['postgres_cores_busy']} cores" if "postgres_cores_busy" in result else "")
+        + (
+            f"; machine idle {result['machine_idle_cores']}, stolen {result['machine_steal_cores']} cores"
+            if "machine_idle_cores" in result
+            else ""
+        )
     )
 
 
@@ -680,6 +707,9 @@ def main() -> None:
         "--soak", type=float, default=0, help="minutes of load on two processes, one killed now and then"
     )
     parser.add_argument("--kill-every", type=float, default=180)
+    parser.add_argument(
+        "--profile", metavar="FILE", help="each server under cProfile, its stats to FILE.0, FILE.1, ..."
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
         "--keys", action="store_true", help="every play with an Idempotency-Key (on in --soak)"
@@ -707,7 +737,8 @@ def main() -> None:
             broker = "redis://127.0.0.1:6379/0" if (args.redis or args.soak) else None
             count = 2 if args.soak else args.processes
             for k in range(count):
-                servers.append(ServerProcess(url, home / f"s{k}", broker, args.workers))
+                python = ("-m", "benchmarks.profiled", f"{args.profile}.{k}") if args.profile else ()
+                servers.append(ServerProcess(url, home / f"s{k}", broker, args.workers, python))
                 servers[-1].start()
             label += f", {args.workers * count} process(es)"
             if count > 1:
