@@ -44,19 +44,31 @@ async def _compare(url: str, tmp_path: Path, table: int, tokens: dict[str, str])
     fresh = Casino(settings_for(url, tmp_path / "fresh"))
     who = {name: await a.caller(token) for name, token in tokens.items()}
     viewers = [who[n] for n in ("p1", "p2", "p8", "dora", "insp")]
+    # each viewer's connection: the step that commits a version writes its push for him (`prerender`)
+    boxes = {viewer.name: a.broker.subscribe(table, viewer) for viewer in viewers}
+    prerendered: dict[str, int] = {}
+    steps = [0]
 
     async def step(fn: Step) -> None:
         await a.mutate(table, fn)
+        steps[0] += 1
         version = a.snapshots[table].version
         for viewer in viewers:
             seq, message = await a.push_for(table, viewer, version)
+            boxed, written = await boxes[viewer.name].get()
             pushed = json.loads(message)  # the push's own JSON, written from its parts
             fresh.snapshots.clear()
             fresh.runtimes.clear()
             read = await fresh.state_for(table, viewer)
-            assert seq == version == pushed["seq"] and pushed["type"] == "state", (viewer.name, version)
+            assert seq == version == pushed["seq"] == boxed and pushed["type"] == "state", (
+                viewer.name,
+                version,
+            )
             assert pushed["state"] == read, (viewer.name, version)
             assert list(pushed["state"]) == list(read), "the same members in the same order"
+            if written is not None:  # the push the step wrote is the very same JSON
+                assert written == message, (viewer.name, version)
+                prerendered[viewer.name] = prerendered.get(viewer.name, 0) + 1
 
     def seat(name: str, number: int) -> Step:
         return lambda tx, t, rt: tables.take_seat(tx, t, rt, who[name], number)
@@ -80,6 +92,11 @@ async def _compare(url: str, tmp_path: Path, table: int, tokens: dict[str, str])
         await step(lambda tx, t, rt, h=holder, x=action: tables.act(tx, t, rt, h, x, a.key))
     await step(bet("p1", 1, 1_000))  # the next round's first bet, after the settlement
     assert isinstance(who["p1"], Caller)
+    # every staff member got every version written by the step that made it, and every player each one
+    # from the moment he was at the table (p2 sat at the second step); p8 never took a box
+    total = steps[0]  # 7 seats, 3 bets, the deal, the round's decisions (none after a dealer's Black Jack)
+    assert total >= 12 and prerendered["dora"] == prerendered["insp"] == prerendered["p1"] == total
+    assert prerendered["p2"] == total - 1
     await a.dispose()
     await fresh.dispose()
 

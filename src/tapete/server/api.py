@@ -198,6 +198,8 @@ class FastJSON(JSONResponse):
     output."""
 
     def render(self, content: Any) -> bytes:
+        if isinstance(content, state.Rendered):  # a table's state, written once for its viewers
+            return bytes(content)
         return pydantic_core.to_json(content)
 
 
@@ -685,7 +687,7 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
                 me = snap.balances.get(caller.name)
                 if caller.role == "player" and me is None:
                     me = (await state.balances(tx, [caller.name])).get(caller.name)
-                return state.render(snap, rt, caller, me)
+                return state.Rendered(state.state_json(snap, rt, caller, me))
             return result
 
         return await guarded(
@@ -925,7 +927,7 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
             await _refuse_socket(websocket, exc)
             return
         await websocket.accept()
-        box = casino.broker.subscribe(table_id)
+        box = casino.broker.subscribe(table_id, caller)
         sent = -1 if since is None else since
 
         async def send_state(version: int | None) -> None:
@@ -936,9 +938,15 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
                 sent = seq
 
         async def pushes() -> None:
+            nonlocal sent
             await send_state(None)
             while True:
-                await send_state(await box.get())
+                version, message = await box.get()
+                if message is None:  # another process's version (or his state is read): as it is now
+                    await send_state(version)
+                elif version > sent:  # written by the step that made it, for this viewer
+                    await websocket.send_text(message.decode())
+                    sent = version
 
         async def listen() -> None:
             while True:

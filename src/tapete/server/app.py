@@ -20,6 +20,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
+import pydantic_core
 from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -332,8 +333,27 @@ class Casino:
             if done is None:
                 return cast(T, None)  # nothing happened: nothing to commit, no new version, no push
             result, version = done
+            self.prerender(table_id, version)
         await self.broker.publish(table_id, version)
         return result
+
+    def prerender(self, table_id: int, version: int) -> None:
+        """Write the push of a version this process just committed for each of its connections to the
+        table, while the table's runtime is at that version (under its lock), and put it in their
+        mailboxes: each connection then sends it as it is, without taking the table's lock or reading
+        anything. A player whose balance the snapshot lacks (he watches a table he does not play at)
+        gets the version alone, and his connection reads his state as `push_for` does."""
+        snap, rt = self.snapshots.get(table_id), self.runtimes.get(table_id)
+        if snap is None or rt is None or not snap.version == rt.version == version:
+            return
+        for box in self.broker.local(table_id):
+            caller = box.caller
+            if caller is None:
+                continue
+            me = snap.balances.get(caller.name)
+            if caller.role == "player" and me is None:
+                continue
+            box.put(version, state.render_json(snap, rt, caller, me))
 
     async def _verify_unread(self, table_id: int, known: TableRow) -> None:
         """An optimistic step that asked nothing of the database refused, or found nothing to do, from
@@ -640,6 +660,8 @@ class Casino:
 
 
 def _jsonable(value: Any) -> Any:
+    if isinstance(value, state.Rendered):  # already JSON: kept as the caller was answered
+        return pydantic_core.from_json(value)
     return json.loads(json.dumps(value, default=str))
 
 

@@ -9,29 +9,36 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
 
 class Mailbox:
-    """One connection's mailbox: only the newest version waits (older ones are superseded)."""
+    """One connection's mailbox: only the newest version waits (older ones are superseded), with its
+    push already written when the process that made the version wrote it for this connection's
+    `caller` (`Casino.prerender`); None when it must be read (a version another process made)."""
 
-    def __init__(self) -> None:
+    def __init__(self, caller: Any = None) -> None:
+        self.caller = caller
         self._latest: int | None = None
+        self._message: bytes | None = None
         self._event = asyncio.Event()
 
-    def put(self, version: int) -> None:
-        """A newer table version (never blocks)."""
+    def put(self, version: int, message: bytes | None = None) -> None:
+        """A newer table version, or the push of the newest one (never blocks)."""
         if self._latest is None or version > self._latest:
-            self._latest = version
+            self._latest, self._message = version, message
+        elif version == self._latest and message is not None:
+            self._message = message
         self._event.set()
 
-    async def get(self) -> int:
-        """The newest version published since the last get."""
+    async def get(self) -> tuple[int, bytes | None]:
+        """The newest version published since the last get, and its push if it was written."""
         await self._event.wait()
         self._event.clear()
         assert self._latest is not None
-        return self._latest
+        message, self._message = self._message, None
+        return self._latest, message
 
 
 class Broker(Protocol):
@@ -44,8 +51,12 @@ class Broker(Protocol):
         """Announce a table's new version (after its commit)."""
         ...
 
-    def subscribe(self, table_id: int) -> Mailbox:
-        """A mailbox for one connection to a table."""
+    def subscribe(self, table_id: int, caller: Any = None) -> Mailbox:
+        """A mailbox for one connection to a table (whose viewer is `caller`)."""
+        ...
+
+    def local(self, table_id: int) -> Iterable[Mailbox]:
+        """This process's mailboxes of a table."""
         ...
 
     def unsubscribe(self, table_id: int, box: Mailbox) -> None:
@@ -82,11 +93,15 @@ class LocalBroker:
         """Deliver at once to this process's connections."""
         self.deliver(table_id, version)
 
-    def subscribe(self, table_id: int) -> Mailbox:
+    def subscribe(self, table_id: int, caller: Any = None) -> Mailbox:
         """A new mailbox for a table."""
-        box = Mailbox()
+        box = Mailbox(caller)
         self.boxes.setdefault(table_id, set()).add(box)
         return box
+
+    def local(self, table_id: int) -> Iterable[Mailbox]:
+        """This process's mailboxes of a table."""
+        return self.boxes.get(table_id, ())
 
     def unsubscribe(self, table_id: int, box: Mailbox) -> None:
         """Drop a mailbox."""

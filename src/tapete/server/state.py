@@ -45,9 +45,11 @@ class Snapshot:
     #: the round's view key → the first viewer of it and his (view, pending); a viewer → that first one
     kinds: dict[str, tuple[str, tuple[Any, Any]]] = field(default_factory=dict)
     first_of: dict[str, str] = field(default_factory=dict)
-    #: the JSON written once per version (`render_json`): the base's members, each viewer's view
+    #: the JSON written once per version (`state_json`): the base's members, each viewer's view, and
+    #: per view key that view's JSON cut where a viewer's label goes (None: its label is not found once)
     base_json: bytes | None = None
     views_json: dict[str, bytes] = field(default_factory=dict)
+    cuts: dict[str, tuple[bytes, bytes] | None] = field(default_factory=dict)
 
 
 _REQUESTS = q(
@@ -242,39 +244,67 @@ def _key(name: str) -> bytes:
     return found
 
 
-def render_json(snap: Snapshot, rt: TableRuntime, caller: Caller, me: tuple[int, int] | None) -> bytes:
-    """What `render` gives, as the JSON of a push (``{"type": "state", "seq", "state"}``), written
-    from parts: what every viewer of the version shares (the base) once, each viewer's view and pending
-    step once per version, his own parts (requests, balance) each time. A table pushes each version to
-    eight viewers and more: serializing each whole state was a fifth of a process's time."""
-    key, (view, pending) = _made(snap, rt, tables.viewer_of(caller))
-    if snap.base_json is None:
-        snap.base_json = pydantic_core.to_json(snap.base)[1:-1]  # its members, without the braces
+class Rendered(bytes):
+    """A state already written as JSON (`state_json`): answered as it is, never serialized again."""
+
+
+_LABEL = b'"viewer":'
+_UNSEEN = (b"", b"")  # a view key not yet met at this version (`Snapshot.cuts`)
+
+
+def state_json(snap: Snapshot, rt: TableRuntime, caller: Caller, me: tuple[int, int] | None) -> bytes:
+    """What `render` gives, as JSON, written from parts: what every viewer of the version shares (the
+    base) once; the pending step and the view once per view key, cut where the viewer's label goes, so
+    that every other viewer of the same key gets it with his own label put in (no view built, copied or
+    serialized again); his own parts (requests, balance) each time. A table pushes each version to eight
+    viewers and more, and answers the holder with it: serializing each whole state was a fifth of a
+    process's time, and building each viewer's copy of a shared view most of what was left."""
+    viewer = tables.viewer_of(caller)
+    key = str(viewer)
     seen = snap.views_json.get(key)
     if seen is None:
-        first = snap.first_of.get(key)
-        shared = snap.views_json.get(first) if first is not None else None
-        if shared is not None:  # another's view of the same kind: his label for the other's
-            label = b'"viewer":' + pydantic_core.to_json(first)
-            if shared.count(label) == 1:
-                seen = shared.replace(label, b'"viewer":' + pydantic_core.to_json(key))
-        if seen is None:
-            seen = (
-                b',"pending":'
-                + pydantic_core.to_json(pending)
-                + b',"view":'
-                + pydantic_core.to_json(view)
-                + b","
+        rnd = rt.round if snap.in_round else rt.last
+        kind = rnd.view_key(viewer) if rnd is not None else key
+        cut = snap.cuts.get(kind, _UNSEEN)
+        if cut is not _UNSEEN and cut is not None:
+            seen = b"".join((cut[0], _LABEL, pydantic_core.to_json(key), cut[1]))
+        else:
+            _, (view, pending) = _made(snap, rt, viewer)
+            seen = b"".join(
+                (
+                    b',"pending":',
+                    pydantic_core.to_json(pending),
+                    b',"view":',
+                    pydantic_core.to_json(view),
+                    b",",
+                )
             )
+            if cut is _UNSEEN:  # the first of its key: cut where its label is (once, or no cut at all)
+                label = _LABEL + pydantic_core.to_json(key)
+                parts = seen.split(label)
+                snap.cuts[kind] = (parts[0], parts[1]) if len(parts) == 2 else None
         snap.views_json[key] = seen
+    if snap.base_json is None:
+        snap.base_json = pydantic_core.to_json(snap.base)[1:-1]  # its members, without the braces
     return b"".join(
         (
-            b'{"type":"state","seq":',
-            str(snap.base["seq"]).encode(),
-            b',"state":{',
+            b"{",
             snap.base_json,
             seen,
             b",".join(_key(k) + pydantic_core.to_json(v) for k, v in _own(snap, caller, me)),  # his own
-            b"}}",
+            b"}",
+        )
+    )
+
+
+def render_json(snap: Snapshot, rt: TableRuntime, caller: Caller, me: tuple[int, int] | None) -> bytes:
+    """A push of `caller`'s state: ``{"type": "state", "seq", "state"}``, as JSON."""
+    return b"".join(
+        (
+            b'{"type":"state","seq":',
+            str(snap.version).encode(),
+            b',"state":',
+            state_json(snap, rt, caller, me),
+            b"}",
         )
     )
