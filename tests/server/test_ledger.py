@@ -46,6 +46,17 @@ def check_books(api: Api, sql: sa.Engine) -> dict[str, int]:
             )
         ).all()
         assert last == [], last
+        # every entry's balance is its account's after it and every entry before it (by id), whether the
+        # step knew it (a wallet's, locked and read) or it was read from the row as moved (a table's, the
+        # house's at the COMMIT)
+        running = conn.execute(
+            sa.text(
+                "SELECT id, account_id, balance_after, total FROM (SELECT id, account_id, balance_after,"
+                " SUM(amount) OVER (PARTITION BY account_id ORDER BY id) AS total FROM ledger_entries) r"
+                " WHERE balance_after != total"
+            )
+        ).all()
+        assert running == [], running
         wallets = dict(
             conn.execute(sa.text("SELECT name, balance FROM accounts WHERE kind = 'wallet'")).all()
         )

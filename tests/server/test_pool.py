@@ -119,3 +119,39 @@ def test_the_people_s_engine_pings_every_checkout(pg_url: str) -> None:
             await engine.dispose()
 
     asyncio.run(run())
+
+
+def test_a_table_step_s_begin_goes_with_its_first_read_and_a_dead_connection_is_replaced(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lazy write transaction (a table step) sends its BEGIN in its pipeline with the check its
+    beginning runs, in one round trip: when the connection died since its last use, that round trip
+    fails having changed nothing, and the step runs on a new connection instead, once, and commits."""
+    monkeypatch.setattr(sql, "PING_AFTER_IDLE_SECONDS", 60.0)
+    make = sql.q("CREATE TABLE IF NOT EXISTS t (x integer)")
+    write = sql.q("INSERT INTO t (x) VALUES (:x)")
+    count = sql.q("SELECT count(*) FROM t")
+
+    async def run() -> None:
+        store = sql.Store(pg_url)
+        seen: list[int] = []
+
+        async def check(tx: sql.Tx) -> None:  # what a table step's beginning asks: a read
+            seen.append(int(await tx.value(PID)))
+
+        try:
+            async with store.transaction() as tx:
+                await tx.run(make)
+            async with store.transaction(lazy=check) as tx:
+                await tx.run(write, {"x": 1})
+            assert len(seen) == 1
+            assert _kill_backends(pg_url.rsplit("/", 1)[1]) == 1
+            async with store.transaction(lazy=check) as tx:
+                await tx.run(write, {"x": 2})
+            assert len(seen) == 2 and seen[1] != seen[0]  # its check ran on a new connection
+            async with store.transaction(write=False) as tx:
+                assert await tx.value(count) == 2
+        finally:
+            await store.close()
+
+    asyncio.run(run())

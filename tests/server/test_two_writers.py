@@ -208,7 +208,7 @@ def test_a_warm_decision_is_one_statement(
             await a.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", a.key))  # the deal
         await a.state_for(table, _admin())
         counts = {"once": 0, "begun": 0, "rebuilt": 0}
-        once, begun, build = a.store.once, a.store._begun, tables.build_runtime
+        once, begun, piped, build = a.store.once, a.store._begun, a.store._begin_piped, tables.build_runtime
 
         async def counted_once(*args: Any) -> int:
             counts["once"] += 1
@@ -218,12 +218,17 @@ def test_a_warm_decision_is_one_statement(
             counts["begun"] += 1
             return await begun(*args)
 
+        async def counted_piped(*args: Any) -> Any:  # PostgreSQL: its BEGIN goes with its first read
+            counts["begun"] += 1
+            return await piped(*args)
+
         async def counted_build(*args: Any) -> Any:
             counts["rebuilt"] += 1
             return await build(*args)
 
         monkeypatch.setattr(a.store, "once", counted_once)
         monkeypatch.setattr(a.store, "_begun", counted_begun)
+        monkeypatch.setattr(a.store, "_begin_piped", counted_piped)
         monkeypatch.setattr(tables, "build_runtime", counted_build)
         steps = []
         while (rnd := a.runtimes[table].round) is not None and rnd.pending is not None:

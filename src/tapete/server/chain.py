@@ -117,6 +117,11 @@ async def append(
     return rows
 
 
+async def ahead_round(tx: Tx, table_id: int, round_id: int) -> None:
+    """Send `load`'s read of one round's records ahead (`Tx.ahead`), to go with other reads."""
+    await tx.ahead(_OF_ROUND, {"t": table_id, "r": round_id})
+
+
 async def load(tx: Tx, table_id: int, *, start: int = 0, round_id: int | None = None) -> list[Record]:
     """The table's records in seq order (from seq `start`, or those of one round), for its runtime."""
     if round_id is not None:

@@ -53,7 +53,7 @@ _NEW_ACCOUNT = q(
 )
 _USER_ID = q("SELECT id FROM users WHERE name = :name")
 _BALANCES_LOCKED = q("SELECT id, balance FROM accounts WHERE id {in_ids} ORDER BY id {lock}")
-_BALANCE_UPDATES: dict[tuple[int, bool, bool], Q] = {}
+_BALANCE_UPDATES: dict[tuple[int, bool], Q] = {}
 
 
 def _set_balances(count: int) -> Q:
@@ -61,20 +61,15 @@ def _set_balances(count: int) -> Q:
     return _balance_update(count, added=False)
 
 
-def _add_balances(count: int) -> Q:
-    """One UPDATE adding ``value_i`` to account ``id_i``'s balance, giving back each new balance."""
-    return _balance_update(count, added=True)
-
-
-def _balance_update(count: int, *, added: bool, returning: bool = True) -> Q:
-    found = _BALANCE_UPDATES.get((count, added, returning))
+def _balance_update(count: int, *, added: bool) -> Q:
+    """One UPDATE of `count` accounts' balances, set to (or, `added`, moved by) ``value_i``."""
+    found = _BALANCE_UPDATES.get((count, added))
     if found is None:
         cases = " ".join(f"WHEN :id_{i} THEN :value_{i}" for i in range(count))
         ids = ", ".join(f":id_{i}" for i in range(count))
         value = f"balance + CASE id {cases} END" if added else f"CASE id {cases} END"
-        back = " RETURNING id, balance" if added and returning else ""
-        found = _BALANCE_UPDATES[(count, added, returning)] = q(
-            f"UPDATE accounts SET balance = {value} WHERE id IN ({ids}){back}"
+        found = _BALANCE_UPDATES[(count, added)] = q(
+            f"UPDATE accounts SET balance = {value} WHERE id IN ({ids})"
         )
     return found
 
@@ -174,22 +169,50 @@ async def table_account(tx: Tx, table_id: int, *, with_balance: bool = False) ->
     return await _account(tx, f"table:{table_id}", "table", table_id=table_id)
 
 
+def _held(tx: Tx) -> dict[str, Account]:
+    """The wallets this transaction locked so far, by name, their balances as they now are (`post_many`
+    moves them): a step that locked them (a deal, a decision that costs chips) does not lock and read
+    them again to move them."""
+    held: dict[str, Account] = tx.info.setdefault("locked_accounts", {})
+    return held
+
+
+def _unheld(tx: Tx, players: Iterable[str]) -> list[str]:
+    held = _held(tx)
+    return sorted({f"wallet:{p}" for p in players} - held.keys())
+
+
+async def ahead_locked(tx: Tx, players: Iterable[str]) -> None:
+    """Send the lock and read of `locked` ahead (`Tx.ahead`), to be taken in one round trip with others."""
+    names = _unheld(tx, players)
+    if names:
+        await tx.ahead(_ACCOUNTS_LOCKED, {"names": Many(names)})
+
+
+async def ahead_table_balance(tx: Tx, table_id: int) -> None:
+    """Send the read of `table_account(..., with_balance=True)` ahead (`Tx.ahead`)."""
+    await tx.ahead(_ACCOUNT, {"name": f"table:{table_id}"})
+
+
 async def locked(
     tx: Tx, players: Iterable[str], *, table_id: int | None = None, with_house: bool = False
 ) -> dict[str, Account]:
     """The wallets of `players`, locked for the rest of the transaction in one statement and one order
     (by id), their balances as locked (`post_many(..., locked=True)` need not read them again); and the
     table's account and the house's, by name. Those two are not locked here: every table's round moves
-    the house, and its row is written last (`post_many`). Accounts not there yet are made."""
-    names = sorted({f"wallet:{p}" for p in players})
-    found: dict[str, Account] = {}
+    the house, and its row is written last (`post_many`). Accounts not there yet are made. Wallets this
+    transaction locked already are not asked again."""
+    held = _held(tx)
+    names = _unheld(tx, players)
     if names:
-        found = {row[1]: Account(*row) for row in await tx.all(_ACCOUNTS_LOCKED, {"names": Many(names)})}
-    for name in sorted(set(names) - set(found)):  # first use: made, and locked by the insert
+        for row in await tx.all(_ACCOUNTS_LOCKED, {"names": Many(names)}):
+            held[row[1]] = Account(*row)
+    for name in sorted(set(names) - held.keys()):  # first use: made, and locked by the insert
         player = name.removeprefix("wallet:")
         user_id = await tx.value(_USER_ID, {"name": player})
         assert user_id is not None, f"no player {player}"
-        found[name] = await wallet(tx, user_id, player)
+        held[name] = await wallet(tx, user_id, player)
+    found = {f"wallet:{p}": held[f"wallet:{p}"] for p in players}
     if table_id is not None:
         found[f"table:{table_id}"] = await table_account(tx, table_id)
     if with_house:
@@ -282,39 +305,43 @@ async def post_many(
             accounts[account_id].balance = balance
     tables = sorted(a for a in delta if accounts[a].kind == "table")
     if tables:  # a table's chips: only its own steps move them, under the table's lock
-        await _add(tx, {a: delta[a] for a in tables}, accounts)
+        await tx.run(_balance_update(len(tables), added=True), _numbered({a: delta[a] for a in tables}))
     late = sorted(a for a in delta if accounts[a].kind in LATE)
-    running = {a: accounts[a].balance - delta[a] for a in delta if a not in late}
+    # the entries' balances: a wallet's from its balance as locked; a table's read from its row as just
+    # moved (no answer to wait for: in PostgreSQL's pipeline, no round trip of its own); the house's (or
+    # the cage's) from its row as moved with the COMMIT, in its round trip (its row is locked from there
+    # on only): each the row's balance less what the entries after it in this transaction add
+    from_row = set(late) | set(tables)
+    running = {a: accounts[a].balance - delta[a] for a in delta if a not in from_row}
+    after = dict.fromkeys(from_row, 0)
+    for entry in reversed(entries):
+        account_id = entry["account_id"]
+        if account_id in after:
+            entry["late"], entry["later"], entry["balance_after"] = True, after[account_id], 0
+            after[account_id] += entry["amount"]
+        else:
+            entry["late"], entry["later"] = False, 0
     for entry in entries:
         if entry["account_id"] in running:
             running[entry["account_id"]] += entry["amount"]
             entry["balance_after"] = running[entry["account_id"]]
-    if not late:
-        await tx.insert(ENTRIES, entries)
-        return
-    # the house's (or the cage's) balance moves with the COMMIT, in its round trip: its row is locked
-    # from there on only; its entries' balances are read from the row as moved, less what the entries
-    # after them in this transaction add
-    after = dict.fromkeys(late, 0)
-    for entry in reversed(entries):
-        if entry["account_id"] in after:
-            entry["late"], entry["later"], entry["balance_after"] = True, after[entry["account_id"]], 0
-            after[entry["account_id"]] += entry["amount"]
-    await tx.close_with(
-        _balance_update(len(late), added=True, returning=False), _numbered({a: delta[a] for a in late})
-    )
-    await tx.close_with(_ENTRIES_LATE, {"rows": tx.rows_param(entries)})
+    now = [e for e in entries if e["account_id"] not in late]
+    if now:
+        if tables:
+            await tx.run(_ENTRIES_LATE, {"rows": tx.rows_param(now)})
+        else:
+            await tx.insert(ENTRIES, now)
+    if late:  # written with the COMMIT, after every other statement of the transaction
+        await tx.close_with(_balance_update(len(late), added=True), _numbered({a: delta[a] for a in late}))
+        await tx.close_with(
+            _ENTRIES_LATE, {"rows": tx.rows_param([e for e in entries if e["account_id"] in late])}
+        )
+    for account_id in tables:  # not read: its balance as moved is the row's
+        accounts[account_id].balance += delta[account_id]
 
 
 #: the accounts every table (the house) or every cashier (the cage) moves: written with the COMMIT
 LATE = frozenset({"house", "cage"})
-
-
-async def _add(tx: Tx, amounts: dict[int, int], accounts: dict[int, Account]) -> None:
-    """Move these accounts' balances by `amounts` in one statement; their new balances kept on them."""
-    moved = await tx.all(_add_balances(len(amounts)), _numbered(amounts))
-    for account_id, balance in moved:
-        accounts[account_id].balance = int(balance)
 
 
 async def lock_wallets(tx: Tx, players: Iterable[str]) -> dict[str, int]:
@@ -323,11 +350,11 @@ async def lock_wallets(tx: Tx, players: Iterable[str]) -> dict[str, int]:
     decision, card or timer that ends a round, a void) takes them so before it moves any: two tables
     that seat the same players in other orders then wait for each other instead of deadlocking
     (PostgreSQL; on SQLite there is one writer and FOR UPDATE is not written)."""
-    names = sorted({f"wallet:{p}" for p in players})
-    if not names:
+    players = set(players)
+    if not players:
         return {}
-    rows = await tx.all(_ACCOUNTS_LOCKED, {"names": Many(names)})
-    return {name.removeprefix("wallet:"): balance for _, name, _, balance in rows}
+    accounts = await locked(tx, players)
+    return {name.removeprefix("wallet:"): a.balance for name, a in accounts.items()}
 
 
 async def available(tx: Tx, user: Player, *, lock: bool = False) -> tuple[int, int]:

@@ -195,6 +195,10 @@ class Tx:
     memo: dict[str, Any] = field(default_factory=dict)
     #: what this transaction learned for the memo: kept there once it commits (`remember`)
     learned: dict[str, Any] = field(default_factory=dict)
+    #: how many reads were answered (a first one that fails may be retried on a new connection)
+    synced: int = 0
+    #: reads sent ahead in the pipeline, by statement and parameters (`ahead`), not yet taken
+    sent_ahead: dict[tuple[str, tuple[Any, ...]], Any] = field(default_factory=dict)
 
     def recall(self, key: str) -> Any:
         """What the process remembers under `key`, or this transaction learned (None: nothing)."""
@@ -311,22 +315,44 @@ class Tx:
         except Exception as exc:
             raise _translated(exc) from exc
 
+    async def ahead(self, stmt: Q, params: dict[str, Any]) -> None:
+        """Send a read now without waiting for its answer (PostgreSQL's pipeline; nothing elsewhere): the
+        `one` or `all` of the same statement and parameters that follows takes its answer, so that the
+        reads a step knows it will need go in one round trip instead of one each. The transaction begins
+        first if it has not (its check and held-back rows go before the read)."""
+        if not self.postgres:
+            return
+        await self._ready()
+        key = _read_key(stmt, params)
+        if self.pipe is None or key is None or key in self.sent_ahead:
+            return
+        self.sent_ahead[key] = await self._execute(stmt, params)
+
+    async def _cursor(self, stmt: Q, params: dict[str, Any] | None) -> Any:
+        if self.sent_ahead:
+            key = _read_key(stmt, params or {})
+            if key is not None and key in self.sent_ahead:
+                return self.sent_ahead.pop(key)
+        return await self._execute(stmt, params)
+
     async def one(self, stmt: Q, params: dict[str, Any] | None = None) -> tuple[Any, ...] | None:
         """The first row of `stmt`'s result, or None."""
-        cursor = await self._execute(stmt, params)
+        cursor = await self._cursor(stmt, params)
         try:
             row = await cursor.fetchone()
         except Exception as exc:  # in a pipeline, a write sent before it may have failed
             raise _translated(exc) from exc
+        self.synced += 1
         return None if row is None else self._row(stmt, row)
 
     async def all(self, stmt: Q, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """Every row of `stmt`'s result."""
-        cursor = await self._execute(stmt, params)
+        cursor = await self._cursor(stmt, params)
         try:
             rows = await cursor.fetchall()
         except Exception as exc:  # in a pipeline, a write sent before it may have failed
             raise _translated(exc) from exc
+        self.synced += 1
         if self.postgres and not stmt.times:
             return [tuple(r) for r in rows]
         return [self._row(stmt, r) for r in rows]
@@ -340,6 +366,20 @@ class Tx:
         """Execute a write; how many rows it changed (-1 in a pipeline: its answer is not waited for)."""
         cursor = await self._execute(stmt, params)
         return -1 if self.pipe is not None else int(cursor.rowcount)
+
+
+def _read_key(stmt: Q, params: dict[str, Any]) -> tuple[str, tuple[Any, ...]] | None:
+    """What identifies a read sent ahead (`Tx.ahead`): its text and its parameters' values (None when
+    one cannot be compared, which is then read when asked)."""
+    items: list[tuple[str, Any]] = []
+    for name, value in sorted(params.items()):
+        plain = tuple(value.values) if isinstance(value, Many) else value
+        try:
+            hash(plain)
+        except TypeError:
+            return None
+        items.append((name, plain))
+    return stmt.pg, tuple(items)
 
 
 async def _ended() -> None:
@@ -500,6 +540,41 @@ class Store:
             raise
         return conn
 
+    async def _begin_piped(
+        self, begin: str, tx: Tx, opened: list[_Conn], lazy: Callable[[Tx], Awaitable[None]]
+    ) -> None:
+        """Begin a lazy write transaction on PostgreSQL in its pipeline: the BEGIN goes with the first
+        statement of `lazy` (a table step's check of its row, a read), in its round trip, instead of a
+        round trip of its own. A connection whose server went away since its last use fails that first
+        round trip, which changed nothing (a BEGIN and a read): it is replaced once, and `lazy` runs again
+        on the new one, as `_begun` replaces one whose BEGIN failed."""
+        conn = await self._take()
+        for attempt in (1, 2):
+            opened[:] = [conn]
+            tx.conn = conn.raw
+            try:
+                tx.pipe = conn.raw.pipeline()
+                await tx.pipe.__aenter__()
+                await conn.raw.execute(begin)
+            except Exception as exc:  # the pipeline sends nothing yet: this is a closed connection
+                failed: BaseException = _translated(exc)
+            else:
+                try:
+                    await lazy(tx)
+                    return
+                except Unavailable as exc:
+                    failed = exc
+            if attempt == 2 or tx.synced:  # answered before it failed: not only a BEGIN and a read
+                raise failed
+            await self._close(conn)
+            await self._drop_older(conn.made)
+            try:
+                conn = await self._connect()  # the server restarted since: a new connection, once
+            except BaseException:
+                opened.clear()
+                await self._release_slot()
+                raise
+
     async def _end(self, conn: _Conn, exc: BaseException | None, tx: Tx | None = None) -> None:
         """Commit (`exc` None), with the statements kept for it (`Tx.close_with`), or roll back, and
         give the connection back; a connection that failed, or whose statement was cancelled half way,
@@ -573,6 +648,9 @@ class Store:
         tx = Tx(None, self.postgres, memo=self.memo)
 
         async def start() -> None:
+            if lazy is not None and self.postgres and write:
+                await self._begin_piped(begin, tx, opened, lazy)
+                return
             conn = await self._begun(begin)
             opened.append(conn)
             tx.conn = conn.raw

@@ -1040,6 +1040,10 @@ class Stepper:
         procedures the round caused; the round's row closed."""
         rnd = self.rt.round
         assert rnd is not None and rnd.finished
+        # the three reads below in one round trip (PostgreSQL's pipeline), after this step's records
+        await ledger.ahead_locked(self.tx, bettors(rnd))
+        await ledger.ahead_table_balance(self.tx, self.table.id)
+        await chain.ahead_round(self.tx, self.table.id, self.table.round_no)
         accounts = await ledger.locked(self.tx, bettors(rnd), with_house=True)
         wallets = {
             name.removeprefix("wallet:"): a for name, a in accounts.items() if name.startswith("wallet:")
