@@ -247,6 +247,8 @@ class Stats:
     deals: list[float] = field(default_factory=list)
     #: the decisions whose answer ended the round (the dealer's play and the settlement inside them)
     last_decisions: list[float] = field(default_factory=list)
+    #: the others (a decision the next box's holder, or the dealer's draw, follows)
+    other_decisions: list[float] = field(default_factory=list)
     refused: dict[str, int] = field(default_factory=dict)
     failures: int = 0
     bot_errors: int = 0
@@ -379,6 +381,8 @@ class Bot:
         ended = isinstance(data, dict) and data.get("phase") != "playing"
         if kind == "decisions" and status < 300 and self.stats.counting and ended:
             self.stats.last_decisions.append(seconds)
+        elif kind == "decisions" and status < 300 and self.stats.counting:
+            self.stats.other_decisions.append(seconds)
         if status < 300 and isinstance(data, dict) and "seq" in data:
             self.offer(data)  # the answer is the newest state: act on it at once if it asks for more
         return status
@@ -545,6 +549,10 @@ async def drive(
                 "p50": round(pct(stats.last_decisions, 0.5), 1),
                 "p99": round(pct(stats.last_decisions, 0.99), 1),
             },
+            "other_decision_ms": {
+                "p50": round(pct(stats.other_decisions, 0.5), 1),
+                "p99": round(pct(stats.other_decisions, 0.99), 1),
+            },
             "bets_per_second": round(len(stats.bets) / elapsed, 1),
             "bet_ms": {"p50": round(pct(stats.bets, 0.5), 1), "p99": round(pct(stats.bets, 0.99), 1)},
             "deal_ms": {"p50": round(pct(stats.deals, 0.5), 1), "p99": round(pct(stats.deals, 0.99), 1)},
@@ -678,7 +686,9 @@ def summary(result: dict[str, Any], label: str) -> str:
         f"{result['decisions_per_second']} decisions/s (p50 {result['decision_ms']['p50']} ms, "
         f"p99 {result['decision_ms']['p99']} ms; the {result['round_ending_decision_ms']['count']} that "
         f"ended a round p50 {result['round_ending_decision_ms']['p50']} ms, "
-        f"p99 {result['round_ending_decision_ms']['p99']} ms), {result['bets_per_second']} bets/s "
+        f"p99 {result['round_ending_decision_ms']['p99']} ms, the others p50 "
+        f"{result['other_decision_ms']['p50']} ms, p99 {result['other_decision_ms']['p99']} ms), "
+        f"{result['bets_per_second']} bets/s "
         f"(p99 {result['bet_ms']['p99']} ms), deals p99 {result['deal_ms']['p99']} ms, "
         f"{result['rounds']} rounds, refused {result['refused']}, "
         f"failures {result['failures']}"
