@@ -471,8 +471,10 @@ class Casino:
         answers: list[Any] = [None] * len(waiting)
 
         async def together(tx: Tx, table: TableRow, rt: TableRuntime) -> None:
+            bettors = {caller.name for caller, *_ in waiting if caller.role == "player"}
+            await ledger.ahead_lock_funds(tx, bettors)  # with the check its beginning runs
             await tx.begin()  # the table as the database has it: every refusal below is from it as it is
-            await ledger.lock_funds(tx, {caller.name for caller, *_ in waiting if caller.role == "player"})
+            await ledger.lock_funds(tx, bettors)
             for i, (caller, seat, spot, amount, _) in enumerate(waiting):
                 try:
                     answers[i] = await tables.place_bet(tx, table, rt, caller, seat, spot, amount)

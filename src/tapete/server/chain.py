@@ -53,6 +53,9 @@ RECORDS = Rows(
 )
 _OF_ROUND = q(f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND round_no = :r ORDER BY seq", json=[2])
 _FROM = q(f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND seq >= :s ORDER BY seq", json=[2])
+_OF_ROUND_BEFORE = q(
+    f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND round_no = :r AND seq < :s ORDER BY seq", json=[2]
+)
 
 
 def record_of(row: AnyRecord) -> dict[str, Any]:
@@ -84,6 +87,9 @@ async def append(
     transaction); the table's next seq and head move with them."""
     rows: list[Record] = []
     values: list[dict[str, Any]] = []
+    first, mine = _appended(tx, table.id)
+    if first is None:
+        tx.info["chain_first_seq"][table.id] = table.next_seq
     at = utcnow().isoformat().replace("+00:00", "Z")
     for event in events:
         record = {
@@ -113,13 +119,35 @@ async def append(
         table.head_hash = digest
     # one call for the step's records (held back until the step's transaction begins, or written with
     # the table's row in the step's one statement, `tables.commit_fenced`)
+    mine.extend(rows)
     await tx.defer(RECORDS, values)
     return rows
 
 
-async def ahead_round(tx: Tx, table_id: int, round_id: int) -> None:
-    """Send `load`'s read of one round's records ahead (`Tx.ahead`), to go with other reads."""
-    await tx.ahead(_OF_ROUND, {"t": table_id, "r": round_id})
+def _appended(tx: Tx, table_id: int) -> tuple[int | None, list[Record]]:
+    """The first seq this transaction appended to the table's chain (None: none yet), and its records."""
+    firsts: dict[int, int] = tx.info.setdefault("chain_first_seq", {})
+    mine: dict[int, list[Record]] = tx.info.setdefault("chain_appended", {})
+    return firsts.get(table_id), mine.setdefault(table_id, [])
+
+
+def _round_before(tx: Tx, table: TableRow, round_id: int) -> dict[str, Any]:
+    first, _ = _appended(tx, table.id)
+    return {"t": table.id, "r": round_id, "s": table.next_seq if first is None else first}
+
+
+async def ahead_round(tx: Tx, table: TableRow, round_id: int) -> None:
+    """Send the read of `round_records` ahead (`Tx.ahead`): it asks only what was committed before this
+    transaction, so it may go before the records this transaction holds back (with the step's check)."""
+    await tx.ahead(_OF_ROUND_BEFORE, _round_before(tx, table, round_id))
+
+
+async def round_records(tx: Tx, table: TableRow, round_id: int) -> list[Record]:
+    """One round's records in seq order: those committed before this transaction, read, and those it
+    appended, as it appended them (held back, or sent, but the same rows)."""
+    found = await tx.all(_OF_ROUND_BEFORE, _round_before(tx, table, round_id))
+    _, mine = _appended(tx, table.id)
+    return [Record(*row) for row in found] + [r for r in mine if r.round == str(round_id)]
 
 
 async def load(tx: Tx, table_id: int, *, start: int = 0, round_id: int | None = None) -> list[Record]:

@@ -397,6 +397,14 @@ async def funds(tx: Tx, names: Iterable[str]) -> dict[str, tuple[int, int]]:
     return {name: (int(balance), int(balance) - int(b) - int(a)) for name, balance, b, a in rows}
 
 
+async def ahead_lock_funds(tx: Tx, names: Iterable[str]) -> None:
+    """Send `lock_funds`'s two reads ahead (`Tx.ahead`), in their order."""
+    wanted = sorted(set(names))
+    await ahead_locked(tx, wanted)
+    if wanted:
+        await tx.ahead(_FUNDS, {"names": Many(wanted)})
+
+
 async def lock_funds(tx: Tx, names: Iterable[str]) -> None:
     """Lock the wallets of `names` (one statement, in id order) and read what each may still bet (one
     more), for the bets a table takes together in one transaction: `available` answers from what this

@@ -199,6 +199,8 @@ class Tx:
     synced: int = 0
     #: reads sent ahead in the pipeline, by statement and parameters (`ahead`), not yet taken
     sent_ahead: dict[tuple[str, tuple[Any, ...]], Any] = field(default_factory=dict)
+    #: reads asked ahead before the transaction began: sent right after its check (`ahead`)
+    ahead_of_begin: list[tuple[Q, dict[str, Any]]] = field(default_factory=list)
 
     def recall(self, key: str) -> Any:
         """What the process remembers under `key`, or this transaction learned (None: nothing)."""
@@ -318,22 +320,35 @@ class Tx:
     async def ahead(self, stmt: Q, params: dict[str, Any]) -> None:
         """Send a read now without waiting for its answer (PostgreSQL's pipeline; nothing elsewhere): the
         `one` or `all` of the same statement and parameters that follows takes its answer, so that the
-        reads a step knows it will need go in one round trip instead of one each. The transaction begins
-        first if it has not (its check and held-back rows go before the read)."""
+        reads a step knows it will need go in one round trip instead of one each. Before a lazy
+        transaction began, the read goes right after the check its beginning runs, in that round trip
+        (so it must not need the rows held back, `defer`, which are written after the check)."""
         if not self.postgres:
             return
-        await self._ready()
+        if self.lazy is not None:
+            self.ahead_of_begin.append((stmt, params))
+            return
+        await self._send_ahead(stmt, params)
+
+    async def _send_ahead(self, stmt: Q, params: dict[str, Any]) -> None:
         key = _read_key(stmt, params)
         if self.pipe is None or key is None or key in self.sent_ahead:
             return
         self.sent_ahead[key] = await self._execute(stmt, params)
 
     async def _cursor(self, stmt: Q, params: dict[str, Any] | None) -> Any:
+        if self.lazy is not None:
+            await self._ready()
         if self.sent_ahead:
             key = _read_key(stmt, params or {})
             if key is not None and key in self.sent_ahead:
                 return self.sent_ahead.pop(key)
-        return await self._execute(stmt, params)
+        cursor = await self._execute(stmt, params)
+        if self.ahead_of_begin:  # asked before the transaction began: sent behind its first read
+            waiting, self.ahead_of_begin = self.ahead_of_begin, []
+            for ahead_stmt, ahead_params in waiting:
+                await self._send_ahead(ahead_stmt, ahead_params)
+        return cursor
 
     async def one(self, stmt: Q, params: dict[str, Any] | None = None) -> tuple[Any, ...] | None:
         """The first row of `stmt`'s result, or None."""
@@ -568,6 +583,7 @@ class Store:
                 raise failed
             await self._close(conn)
             await self._drop_older(conn.made)
+            tx.sent_ahead.clear()  # sent on the dead connection: read again when asked
             try:
                 conn = await self._connect()  # the server restarted since: a new connection, once
             except BaseException:

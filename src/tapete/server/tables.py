@@ -1040,17 +1040,18 @@ class Stepper:
         procedures the round caused; the round's row closed."""
         rnd = self.rt.round
         assert rnd is not None and rnd.finished
-        # the three reads below in one round trip (PostgreSQL's pipeline), after this step's records
+        # the three reads below in one round trip (PostgreSQL's pipeline): with the step's check when its
+        # transaction has not begun yet (the round's records read are those committed before it)
         await ledger.ahead_locked(self.tx, bettors(rnd))
         await ledger.ahead_table_balance(self.tx, self.table.id)
-        await chain.ahead_round(self.tx, self.table.id, self.table.round_no)
+        await chain.ahead_round(self.tx, self.table, self.table.round_no)
         accounts = await ledger.locked(self.tx, bettors(rnd), with_house=True)
         wallets = {
             name.removeprefix("wallet:"): a for name, a in accounts.items() if name.startswith("wallet:")
         }
         table_account = await ledger.table_account(self.tx, self.table.id, with_balance=True)
         house = accounts["house"]
-        rows = await chain.load(self.tx, self.table.id, round_id=self.table.round_no)
+        rows = await chain.round_records(self.tx, self.table, self.table.round_no)
         moves: list[ledger.Move] = []
         commission: dict[str | None, int] = {}  # by the bettor it concerns
 
@@ -1161,6 +1162,7 @@ async def deal(tx: Tx, table: TableRow, rt: TableRuntime, by: str, key: bytes) -
     for raw in raws:
         assert isinstance(raw.player, str) and isinstance(raw.amount, int)
         need[raw.player] = need.get(raw.player, 0) + raw.amount
+    await ledger.ahead_locked(tx, need)  # with the step's check, in its round trip
     balances = await ledger.lock_wallets(tx, need)
     for player, amount in need.items():
         balance = balances.get(player, 0)
