@@ -186,7 +186,9 @@ def test_a_refusal_from_a_picture_another_process_outdated_is_checked_first(
         return state
 
     state = asyncio.run(scenario())
-    assert state["phase"] == "playing"
+    # p2's bet was dealt: round 1 is in play, or it ended at the deal (the dealer's Black Jack, one deal in
+    # twenty or so: the virtual shoe is shuffled by the CSPRNG)
+    assert (state["phase"], state["round"]) == ("playing", 1) or state["last_round"] == 1
     assert [s["holder"] for s in state["view"]["seats"]] == ["p2"]
 
 
