@@ -155,3 +155,29 @@ def test_a_table_step_s_begin_goes_with_its_first_read_and_a_dead_connection_is_
             await store.close()
 
     asyncio.run(run())
+
+
+def test_a_read_sent_ahead_is_answered_with_the_commit_and_nothing_more_is_asked_after(pg_url: str) -> None:
+    """A state's balances go with its step's COMMIT (`Tx.ahead`, taken once it committed): the read sees
+    the transaction's writes; after the COMMIT the transaction's connection is the pool's again, and any
+    other statement on it is refused instead of being sent on a connection another request may hold."""
+    make = sql.q("CREATE TABLE IF NOT EXISTS t (x integer)")
+    write = sql.q("INSERT INTO t (x) VALUES (:x)")
+    total = sql.q("SELECT COALESCE(SUM(x), 0) FROM t WHERE x > :above")
+
+    async def run() -> None:
+        store = sql.Store(pg_url)
+        try:
+            async with store.transaction() as tx:
+                await tx.run(make)
+            async with store.transaction() as tx:
+                await tx.run(write, {"x": 5})
+                assert tx.sends_ahead
+                await tx.ahead(total, {"above": 0})
+            assert await tx.value(total, {"above": 0}) == 5  # answered in the COMMIT's round trip
+            with pytest.raises(RuntimeError):
+                await tx.value(total, {"above": 1})  # not sent ahead: refused, nothing sent
+        finally:
+            await store.close()
+
+    asyncio.run(run())

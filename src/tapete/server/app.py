@@ -412,8 +412,13 @@ class Casino:
                 table.version += 1
                 rt.made_at(table)
                 await tables.set_deadline(tx, table, rt)
-                snap = await state.snapshot(tx, table, rt, self.snapshots.get(table_id))
-                if then is not None:
+                # without a key to keep the answer under, the balances the state must read again go with
+                # the COMMIT, in its round trip (the answer is made once it committed)
+                also = (caller.name,) if caller is not None and caller.role == "player" else ()
+                snap = await state.snapshot(
+                    tx, table, rt, self.snapshots.get(table_id), money_after=also if idem is None else None
+                )
+                if then is not None and snap.owed is None:
                     result = await then(tx, rt, result, snap)
                 if idem is not None and caller is not None:
                     await self._remember(tx, caller, idem, 200, _jsonable(result))
@@ -438,6 +443,10 @@ class Casino:
             if isinstance(exc, Violation):
                 await self._refused_by_database(exc, caller, idem)
             raise
+        if snap.owed is not None:  # committed: the balances read with the COMMIT, then the answer
+            await state.settle_money(tx, snap)
+            if then is not None:
+                result = await then(tx, rt, result, snap)
         self.snapshots[table_id] = snap
         self.rows[table_id] = table.copy()
         return result, table.version

@@ -397,12 +397,18 @@ async def funds(tx: Tx, names: Iterable[str]) -> dict[str, tuple[int, int]]:
     return {name: (int(balance), int(balance) - int(b) - int(a)) for name, balance, b, a in rows}
 
 
+async def ahead_funds(tx: Tx, names: Iterable[str]) -> None:
+    """Send `funds`'s read ahead (`Tx.ahead`)."""
+    wanted = sorted(set(names))
+    if wanted:
+        await tx.ahead(_FUNDS, {"names": Many(wanted)})
+
+
 async def ahead_lock_funds(tx: Tx, names: Iterable[str]) -> None:
     """Send `lock_funds`'s two reads ahead (`Tx.ahead`), in their order."""
     wanted = sorted(set(names))
     await ahead_locked(tx, wanted)
-    if wanted:
-        await tx.ahead(_FUNDS, {"names": Many(wanted)})
+    await ahead_funds(tx, wanted)
 
 
 async def lock_funds(tx: Tx, names: Iterable[str]) -> None:

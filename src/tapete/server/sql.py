@@ -201,6 +201,8 @@ class Tx:
     sent_ahead: dict[tuple[str, tuple[Any, ...]], Any] = field(default_factory=dict)
     #: reads asked ahead before the transaction began: sent right after its check (`ahead`)
     ahead_of_begin: list[tuple[Q, dict[str, Any]]] = field(default_factory=list)
+    #: the transaction committed or rolled back: only the answers of reads sent ahead may be taken
+    ended: bool = False
 
     def recall(self, key: str) -> Any:
         """What the process remembers under `key`, or this transaction learned (None: nothing)."""
@@ -306,6 +308,8 @@ class Tx:
         return tuple(out)
 
     async def _execute(self, stmt: Q, params: dict[str, Any] | None) -> Any:
+        if self.ended:  # its connection went back to the pool: another transaction's now
+            raise RuntimeError("the transaction has ended: only what it sent ahead may be read")
         if self.lazy is not None:
             await self._ready()
         if stmt.writes:
@@ -316,6 +320,12 @@ class Tx:
             return await self.conn.execute(stmt.lite, self._params(params))
         except Exception as exc:
             raise _translated(exc) from exc
+
+    @property
+    def sends_ahead(self) -> bool:
+        """Whether a read sent ahead now goes out at once, before the COMMIT (a transaction begun in
+        PostgreSQL's pipeline), to be answered in the COMMIT's round trip at the latest."""
+        return self.postgres and self.lazy is None and self.pipe is not None and not self.ended
 
     async def ahead(self, stmt: Q, params: dict[str, Any]) -> None:
         """Send a read now without waiting for its answer (PostgreSQL's pipeline; nothing elsewhere): the
@@ -683,6 +693,7 @@ class Store:
         try:
             yield tx
         except BaseException as exc:
+            tx.ended = True
             if opened:
                 await self._end(opened[0], exc, tx)
             raise
@@ -691,6 +702,7 @@ class Store:
                 tx.lazy = _ended
         if opened:
             await self._end(opened[0], None, tx)
+        tx.ended = True
         self.memo.update(tx.learned)
 
     @contextlib.asynccontextmanager

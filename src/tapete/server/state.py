@@ -50,6 +50,8 @@ class Snapshot:
     base_json: bytes | None = None
     views_json: dict[str, bytes] = field(default_factory=dict)
     cuts: dict[str, tuple[bytes, bytes] | None] = field(default_factory=dict)
+    #: the players whose balances were sent to be read with the transaction's COMMIT (`money_after`)
+    owed: frozenset[str] | None = None
 
 
 _REQUESTS = q(
@@ -74,11 +76,20 @@ VOID = frozenset({"rounds"})
 MONEY = frozenset({"accounts", "ledger_entries", "bets", "back_bet_requests"})
 
 
-async def snapshot(tx: Tx, table: TableRow, rt: TableRuntime, previous: Snapshot | None = None) -> Snapshot:
+async def snapshot(
+    tx: Tx,
+    table: TableRow,
+    rt: TableRuntime,
+    previous: Snapshot | None = None,
+    *,
+    money_after: Iterable[str] | None = None,
+) -> Snapshot:
     """The shared part of the table's state at its current version. The holders, the bets, the
     requests (a query each) and the balances (one) are those of `previous`, the version before, when
     this transaction wrote none of their tables: a decision that ends no round reads nothing more, a bet
-    reads the bets and the balances again."""
+    reads the bets and the balances again. With `money_after` (names to add to the players), balances that
+    must be read are sent to be read with the transaction's COMMIT, in its round trip, when the
+    transaction began in PostgreSQL's pipeline: `settle_money` takes them once it committed."""
     wrote = tx.wrote
     hint: dict[str, Any] = tx.info.pop("snapshot_hint", None) or {}  # tables.hint_snapshot
     last = previous if previous is not None and previous.table_id == table.id else None
@@ -107,8 +118,13 @@ async def snapshot(tx: Tx, table: TableRow, rt: TableRuntime, previous: Snapshot
     people: set[str] = set(holders.values()) | {str(r["player"]) for r in requests} | in_play
     people |= {str(b["player"]) for bets in by_seat.values() for b in bets}
     told: dict[str, tuple[int, int]] = hint.get("balances", {})
+    owed: frozenset[str] | None = None
     if last is not None and (told or not wrote & MONEY) and people <= set(last.balances) | set(told):
         money = {**last.balances, **told} if told else last.balances
+    elif money_after is not None and tx.sends_ahead:
+        owed = frozenset(people | set(money_after))
+        await ledger.ahead_funds(tx, owed)
+        money = {}
     else:
         money = await balances(tx, people)
     spec = rt.cls.bet_spec(rt.rules)
@@ -145,7 +161,16 @@ async def snapshot(tx: Tx, table: TableRow, rt: TableRuntime, previous: Snapshot
         balances=money,
         in_round=table.in_round,
         void=void,
+        owed=owed,
     )
+
+
+async def settle_money(tx: Tx, snap: Snapshot) -> None:
+    """The balances a snapshot sent to be read with its transaction's COMMIT (`money_after`), taken from
+    that round trip's answers once it committed (nothing more is asked of the database)."""
+    if snap.owed is not None:
+        snap.balances = await balances(tx, snap.owed)
+        snap.owed = None
 
 
 async def _holders(tx: Tx, table: TableRow) -> dict[int, str]:
