@@ -263,3 +263,7 @@ def test_bets_sent_at_once_are_taken_together_each_answered_alone(http: Api, ser
     assert [[b["amount"] for b in s["bets"]] for s in state["seats"]] == [[600]] * 7
     assert api.balance("p7") == 1_000 and api.ok("p7", "GET", "/api/me")["available"] == 400
     assert state["seq"] - seq < 7  # fewer versions than bets: they were taken together
+    # each placed bet is answered with its own id (taken with its transaction's round trip), first
+    placed = [r.json() for r in (*answers[:6], p7[0])]
+    assert all(next(iter(a)) == "bet" and isinstance(a["bet"], int) for a in placed), placed
+    assert len({a["bet"] for a in placed}) == 7

@@ -721,7 +721,7 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
 
         async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
             out = await tables.place_bet(tx, table, rt, caller, body.seat, body.spot, body.amount)
-            holder_status["status"] = 202 if "request" in out else 200
+            holder_status["status"] = 202 if out.get("status") == "waiting" else 200  # its id comes after
             return out
 
         try:

@@ -409,6 +409,8 @@ class Casino:
                 if before is not None and before.version == table.version == rt.version:
                     tx.info["state_before"] = before  # tables.state_before
                 result = await fn(tx, table, rt)
+                if idem is not None:  # the answer kept under its key: the ids its inserts gave back now
+                    await tables.settle_ids(tx)
                 table.version += 1
                 rt.made_at(table)
                 await tables.set_deadline(tx, table, rt)
@@ -443,6 +445,7 @@ class Casino:
             if isinstance(exc, Violation):
                 await self._refused_by_database(exc, caller, idem)
             raise
+        await tables.settle_ids(tx)  # committed: the ids its inserts gave back, in the COMMIT's round trip
         if snap.owed is not None:  # committed: the balances read with the COMMIT, then the answer
             await state.settle_money(tx, snap)
             if then is not None:

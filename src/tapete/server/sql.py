@@ -360,6 +360,20 @@ class Tx:
                 await self._send_ahead(ahead_stmt, ahead_params)
         return cursor
 
+    async def send(self, stmt: Q, params: dict[str, Any]) -> Any:
+        """Send a statement whose answer may wait (an INSERT's RETURNING) and give its cursor: `fetched`
+        takes the answer later, with the next read's round trip (`sends_ahead` must hold)."""
+        assert self.sends_ahead, "only a transaction begun in PostgreSQL's pipeline sends ahead"
+        return await self._execute(stmt, params)
+
+    async def fetched(self, cursor: Any) -> tuple[Any, ...] | None:
+        """The first row a statement `send` sent gave back."""
+        try:
+            row = await cursor.fetchone()
+        except Exception as exc:  # in a pipeline, a write sent before it may have failed
+            raise _translated(exc) from exc
+        return None if row is None else tuple(row)
+
     async def one(self, stmt: Q, params: dict[str, Any] | None = None) -> tuple[Any, ...] | None:
         """The first row of `stmt`'s result, or None."""
         cursor = await self._cursor(stmt, params)
