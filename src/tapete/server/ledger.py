@@ -390,18 +390,24 @@ _FUNDS = q(
 
 async def funds(tx: Tx, names: Iterable[str]) -> dict[str, tuple[int, int]]:
     """(balance, available) of each named player in one statement, as `available` says it."""
-    wanted = sorted(set(names))
-    if not wanted:
+    wanted = _funds_params(names)
+    if wanted is None:
         return {}
-    rows = await tx.all(_FUNDS, {"names": Many(wanted)})
+    rows = await tx.all(_FUNDS, wanted)
     return {name: (int(balance), int(balance) - int(b) - int(a)) for name, balance, b, a in rows}
+
+
+def _funds_params(names: Iterable[str]) -> dict[str, Any] | None:
+    """`_FUNDS`'s parameters for these players (None: nobody), one form for the read and its send ahead."""
+    wanted = sorted(set(names))
+    return {"names": Many(wanted)} if wanted else None
 
 
 async def ahead_funds(tx: Tx, names: Iterable[str]) -> None:
     """Send `funds`'s read ahead (`Tx.ahead`)."""
-    wanted = sorted(set(names))
-    if wanted:
-        await tx.ahead(_FUNDS, {"names": Many(wanted)})
+    wanted = _funds_params(names)
+    if wanted is not None:
+        await tx.ahead(_FUNDS, wanted)
 
 
 async def ahead_lock_funds(tx: Tx, names: Iterable[str]) -> None:

@@ -366,21 +366,16 @@ class Tx:
         assert self.sends_ahead, "only a transaction begun in PostgreSQL's pipeline sends ahead"
         return await self._execute(stmt, params)
 
-    async def fetched(self, cursor: Any) -> tuple[Any, ...] | None:
-        """The first row a statement `send` sent gave back."""
+    async def fetched(self, cursor: Any) -> Any:
+        """The first row of a sent statement's answer (`send`, or a read's), as the driver gives it."""
         try:
-            row = await cursor.fetchone()
+            return await cursor.fetchone()
         except Exception as exc:  # in a pipeline, a write sent before it may have failed
             raise _translated(exc) from exc
-        return None if row is None else tuple(row)
 
     async def one(self, stmt: Q, params: dict[str, Any] | None = None) -> tuple[Any, ...] | None:
         """The first row of `stmt`'s result, or None."""
-        cursor = await self._cursor(stmt, params)
-        try:
-            row = await cursor.fetchone()
-        except Exception as exc:  # in a pipeline, a write sent before it may have failed
-            raise _translated(exc) from exc
+        row = await self.fetched(await self._cursor(stmt, params))
         self.synced += 1
         return None if row is None else self._row(stmt, row)
 

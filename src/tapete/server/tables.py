@@ -812,34 +812,30 @@ async def place_bet(
     }
     ledger.spent(tx, caller.name, balance, free - amount)
     if holder != caller.name:
-        asked: dict[str, Any] = {"status": "waiting", "seat": number, "spot": spot, "amount": amount}
+        asked: dict[str, Any] = {
+            "request": None,  # its id, when its insert answers (`_new_id`)
+            "status": "waiting",
+            "seat": number,
+            "spot": spot,
+            "amount": amount,
+        }
         await _new_id(tx, _NEW_REQUEST, values, asked, "request")
         return asked
     now: tuple[tuple[int, str, str, int], ...] = placed  # the table's bets, in placing order
     hint_snapshot(tx, bets=now, balances={caller.name: (balance, free - amount)})
-    taken: dict[str, Any] = {"seat": number, "spot": spot, "amount": amount, "status": "placed"}
+    taken: dict[str, Any] = {"bet": None, "seat": number, "spot": spot, "amount": amount, "status": "placed"}
     await _new_id(tx, _NEW_BET, values, taken, "bet")
     return taken
 
 
 async def _new_id(tx: Tx, stmt: Q, values: dict[str, Any], answer: dict[str, Any], key: str) -> None:
-    """Insert a bet (or a request) and put its id in `answer` under `key` (first, as the answer always
-    listed it): in PostgreSQL's pipeline the id is taken with the step's next round trip
-    (`settle_ids`), so that the bets a table takes together are one round trip, not one each."""
+    """Insert a bet (or a request) and put its id in `answer` under `key` (its first member, held for it):
+    in PostgreSQL's pipeline the id is taken with the step's next round trip (`settle_ids`), so that the
+    bets a table takes together are one round trip, not one each."""
     if tx.sends_ahead:
         tx.info.setdefault("ids_owed", []).append((answer, key, await tx.send(stmt, values)))
         return
     answer[key] = await tx.value(stmt, values)
-    _first(answer, key)
-
-
-def _first(answer: dict[str, Any], key: str) -> None:
-    """Move `key` to the front of `answer` (the order its members were always given in)."""
-    rest = {k: v for k, v in answer.items() if k != key}
-    value = answer[key]
-    answer.clear()
-    answer[key] = value
-    answer.update(rest)
 
 
 async def settle_ids(tx: Tx) -> None:
@@ -849,7 +845,6 @@ async def settle_ids(tx: Tx) -> None:
         row = await tx.fetched(cursor)
         assert row is not None
         answer[key] = row[0]
-        _first(answer, key)
 
 
 async def bets_in_order(tx: Tx, table_id: int) -> tuple[tuple[int, str, str, int], ...]:
@@ -1074,10 +1069,11 @@ class Stepper:
         assert rnd is not None and rnd.finished
         # the three reads below in one round trip (PostgreSQL's pipeline): with the step's check when its
         # transaction has not begun yet (the round's records read are those committed before it)
-        await ledger.ahead_locked(self.tx, bettors(rnd))
+        staking = bettors(rnd)
+        await ledger.ahead_locked(self.tx, staking)
         await ledger.ahead_table_balance(self.tx, self.table.id)
         await chain.ahead_round(self.tx, self.table, self.table.round_no)
-        accounts = await ledger.locked(self.tx, bettors(rnd), with_house=True)
+        accounts = await ledger.locked(self.tx, staking, with_house=True)
         wallets = {
             name.removeprefix("wallet:"): a for name, a in accounts.items() if name.startswith("wallet:")
         }
