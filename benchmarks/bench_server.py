@@ -8,6 +8,7 @@ are the round trips of those answers (the request sent until its answer read).
 
     python -m benchmarks.bench_server --tables 20 --seconds 60                       # SQLite
     python -m benchmarks.bench_server --tables 20 --postgres                         # PostgreSQL
+    python -m benchmarks.bench_server --tables 20 --postgres --socket                # ... its Unix socket
     python -m benchmarks.bench_server --tables 20 --postgres --workers 2 --redis     # 2 processes
     python -m benchmarks.bench_server --soak 30 --kill-every 180 --tables 20          # the soak run
 
@@ -51,6 +52,11 @@ BET = 1_000
 #: the PostgreSQL server the tool makes its database on (TAPETE_BENCH_POSTGRES: another, e.g. one with
 #: pg_stat_statements loaded to see what the load asks of the database)
 PG = os.environ.get("TAPETE_BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432")
+
+
+def pg_url(database: str) -> str:
+    """The URL of `database` on the benchmark's PostgreSQL server (`PG`)."""
+    return f"{PG}/{database}"
 
 
 def free_port() -> int:
@@ -181,7 +187,7 @@ def create_database() -> str:
     import psycopg
 
     name = f"tapete_bench_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
+    with psycopg.connect(pg_url("postgres"), autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     return name
 
@@ -189,7 +195,7 @@ def create_database() -> str:
 def drop_database(name: str) -> None:
     import psycopg
 
-    with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
+    with psycopg.connect(pg_url("postgres"), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
@@ -716,6 +722,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--warmup", type=float, default=5)
     parser.add_argument("--postgres", action="store_true", help="a fresh database on 127.0.0.1:5432")
+    parser.add_argument(
+        "--socket",
+        metavar="DIR",
+        nargs="?",
+        const="/var/run/postgresql",
+        help="the servers reach PostgreSQL through its Unix socket in DIR (default /var/run/postgresql),"
+        " as a server on the database's host would, not through 127.0.0.1:5432",
+    )
     parser.add_argument("--workers", type=int, default=1, help="tapete serve --workers N (one port)")
     parser.add_argument("--processes", type=int, default=1, help="separate tapete serve processes")
     parser.add_argument(
@@ -754,8 +768,11 @@ def main() -> None:
         try:
             if args.postgres or args.soak:
                 db_name = create_database()
-                url = f"{PG}/{db_name}"
+                url = pg_url(db_name)
                 label = "postgresql"
+                if args.socket:
+                    url = f"postgresql://postgres@/{db_name}?host={args.socket}"
+                    label += " (Unix socket)"
             else:
                 url = f"sqlite:///{home / 'casino.db'}"
             broker = "redis://127.0.0.1:6379/0" if (args.redis or args.soak) else None

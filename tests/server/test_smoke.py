@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
-from tests.server.conftest import Api
+import pytest
+from fastapi.testclient import TestClient
+
+from tapete.server.api import create_app
+from tapete.server.app import prepare
+from tests.server.conftest import ADMIN_PASSWORD, Api, postgres_database, settings_for
 
 pytestmark = pytest.mark.usefixtures("fast_hashing")
 
@@ -57,3 +62,40 @@ def test_a_table_that_dealt_no_round_has_the_state_server_md_shows(api: Api, gam
         view = state["view"]
         assert isinstance(view, dict) and view["game"] == game and view["round"] is None
         assert view["seats"] == [] and view["pending"] is None and not view["finished"]
+
+
+def test_a_postgresql_url_through_the_unix_socket_serves_a_round(
+    migrated: dict[str, str], tmp_path: Path
+) -> None:
+    """`postgresql://user@/NAME?host=DIR` (libpq's Unix socket, as a server on the database's host
+    reaches it, and as `bench_server --socket` runs) migrates, starts and plays like 127.0.0.1:5432."""
+    socket_dir = Path("/var/run/postgresql")
+    if not (socket_dir / ".s.PGSQL.5432").exists():
+        pytest.skip("no PostgreSQL socket in /var/run/postgresql")
+    with postgres_database("tapete_sock", migrated["postgres"]) as tcp_url:
+        name = tcp_url.rsplit("/", 1)[1]
+        url = f"postgresql://postgres@/{name}?host={socket_dir}"
+        casino = prepare(settings_for(url, tmp_path), say=lambda _: None)
+        with TestClient(create_app(casino)) as client:
+            api = Api(client)
+            api.login("admin", ADMIN_PASSWORD)
+            api.user("ana", "player", chips=10_000)
+            table = api.table("blackjack")
+            api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+            bet = {"seat": 1, "spot": "main", "amount": 500}
+            api.ok("ana", "POST", f"/api/tables/{table}/bets", json=bet)
+            state = api.ok("admin", "POST", f"/api/tables/{table}/deal")
+            while state["pending"] is not None:
+                p = state["pending"]
+                action = "stand" if "stand" in p["legal"] else "decline"
+                body = {"seat": p["seat"], "action": action, "hand": p["hand"]}
+                state = api.ok("ana", "POST", f"/api/tables/{table}/actions", json=body)
+            assert state["view"]["finished"]
+            assert api.ok("admin", "GET", f"/api/tables/{table}/verify")["ok"]
+            recall = api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")
+            assert recall["ledger"] and sum(e["amount"] for e in recall["ledger"]) == 0
+        import psycopg
+
+        with psycopg.connect(tcp_url) as conn:  # the same database, seen through TCP: the round is there
+            found = conn.execute("SELECT count(*) FROM events").fetchone()
+        assert found is not None and found[0] > 0
