@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -54,9 +55,13 @@ BET = 1_000
 PG = os.environ.get("TAPETE_BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432")
 
 
-def pg_url(database: str) -> str:
-    """The URL of `database` on the benchmark's PostgreSQL server (`PG`)."""
-    return f"{PG}/{database}"
+def pg_url(database: str, socket_dir: str | None = None) -> str:
+    """The URL of `database` on the benchmark's PostgreSQL server (`PG`), or on the same server and user
+    through its Unix socket in `socket_dir` (as a server on the database's host reaches it)."""
+    if socket_dir is None:
+        return f"{PG}/{database}"
+    user = urllib.parse.urlsplit(PG).username or "postgres"
+    return f"postgresql://{user}@/{database}?host={socket_dir}"
 
 
 def free_port() -> int:
@@ -768,11 +773,8 @@ def main() -> None:
         try:
             if args.postgres or args.soak:
                 db_name = create_database()
-                url = pg_url(db_name)
-                label = "postgresql"
-                if args.socket:
-                    url = f"postgresql://postgres@/{db_name}?host={args.socket}"
-                    label += " (Unix socket)"
+                url = pg_url(db_name, args.socket)
+                label = "postgresql" + (" (Unix socket)" if args.socket else "")
             else:
                 url = f"sqlite:///{home / 'casino.db'}"
             broker = "redis://127.0.0.1:6379/0" if (args.redis or args.soak) else None

@@ -3,15 +3,30 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import psycopg
 import pytest
-from fastapi.testclient import TestClient
 
-from tapete.server.api import create_app
-from tapete.server.app import prepare
-from tests.server.conftest import ADMIN_PASSWORD, Api, postgres_database, settings_for
+from tests.server.conftest import Api, postgres_database
+from tests.server.support import serving
 
 pytestmark = pytest.mark.usefixtures("fast_hashing")
+
+
+def _stand_until_settled(api: Api, player: str, table: int, state: dict[str, Any]) -> dict[str, Any]:
+    """The round dealt (`state`) played to its end by `player` standing (declining every offer); the
+    last state."""
+    steps = 0
+    while state["pending"] is not None:
+        p = state["pending"]
+        assert p["kind"] == "decision"
+        action = "stand" if "stand" in p["legal"] else "decline"
+        body = {"seat": p["seat"], "action": action, "hand": p["hand"]}
+        state = api.ok(player, "POST", f"/api/tables/{table}/actions", json=body)
+        steps += 1
+        assert steps < 20
+    return state
 
 
 def test_a_virtual_black_jack_round_through_the_api(api: Api) -> None:
@@ -20,20 +35,7 @@ def test_a_virtual_black_jack_round_through_the_api(api: Api) -> None:
     table = api.table("blackjack")
     api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
     api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 1000})
-    state = api.ok("dora", "POST", f"/api/tables/{table}/deal")
-    steps = 0
-    while state["pending"] is not None:
-        p = state["pending"]
-        assert p["kind"] == "decision"
-        action = "stand" if "stand" in p["legal"] else "decline"
-        state = api.ok(
-            "ana",
-            "POST",
-            f"/api/tables/{table}/actions",
-            json={"seat": p["seat"], "action": action, "hand": p["hand"]},
-        )
-        steps += 1
-        assert steps < 20
+    state = _stand_until_settled(api, "ana", table, api.ok("dora", "POST", f"/api/tables/{table}/deal"))
     view = state["view"]
     assert view["finished"]
     net = sum(h["outcome"] != "" for h in view["seats"][0]["hands"])
@@ -75,27 +77,18 @@ def test_a_postgresql_url_through_the_unix_socket_serves_a_round(
     with postgres_database("tapete_sock", migrated["postgres"]) as tcp_url:
         name = tcp_url.rsplit("/", 1)[1]
         url = f"postgresql://postgres@/{name}?host={socket_dir}"
-        casino = prepare(settings_for(url, tmp_path), say=lambda _: None)
-        with TestClient(create_app(casino)) as client:
-            api = Api(client)
-            api.login("admin", ADMIN_PASSWORD)
+        with serving(url, tmp_path) as api:
             api.user("ana", "player", chips=10_000)
             table = api.table("blackjack")
             api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
             bet = {"seat": 1, "spot": "main", "amount": 500}
             api.ok("ana", "POST", f"/api/tables/{table}/bets", json=bet)
-            state = api.ok("admin", "POST", f"/api/tables/{table}/deal")
-            while state["pending"] is not None:
-                p = state["pending"]
-                action = "stand" if "stand" in p["legal"] else "decline"
-                body = {"seat": p["seat"], "action": action, "hand": p["hand"]}
-                state = api.ok("ana", "POST", f"/api/tables/{table}/actions", json=body)
+            deal = api.ok("admin", "POST", f"/api/tables/{table}/deal")
+            state = _stand_until_settled(api, "ana", table, deal)
             assert state["view"]["finished"]
             assert api.ok("admin", "GET", f"/api/tables/{table}/verify")["ok"]
             recall = api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")
             assert recall["ledger"] and sum(e["amount"] for e in recall["ledger"]) == 0
-        import psycopg
-
         with psycopg.connect(tcp_url) as conn:  # the same database, seen through TCP: the round is there
             found = conn.execute("SELECT count(*) FROM events").fetchone()
         assert found is not None and found[0] > 0
