@@ -181,3 +181,63 @@ def test_a_read_sent_ahead_is_answered_with_the_commit_and_nothing_more_is_asked
             await store.close()
 
     asyncio.run(run())
+
+
+def _spin(seconds: float) -> None:
+    """Keep the event loop busy, as a table's step computing between its statements does."""
+    until = time.perf_counter() + seconds
+    while time.perf_counter() < until:
+        pass
+
+
+async def _turns_of_pipelined_statements(store: sql.Store) -> int:
+    """How many turns another task got while a write transaction sent six pipelined statements, each
+    after 6 ms of work (as a table's step computes between its statements): none needs to wait for
+    PostgreSQL, so every turn there is one the driver gave away."""
+    await _pid(store)  # a connection made (and the driver's busy time set) before counting
+    turns, stop = 0, False
+
+    async def other_task() -> None:
+        nonlocal turns
+        while not stop:
+            _spin(0.03)
+            turns += 1
+            await asyncio.sleep(0)
+
+    other = asyncio.create_task(other_task())
+    await asyncio.sleep(0)
+    async with store.transaction() as tx:
+        await tx.begin()
+        start = turns
+        for n in range(6):
+            _spin(0.006)
+            await tx.run(sql.q("SELECT :n"), {"n": n})
+        taken = turns - start
+        assert await tx.value(sql.q("SELECT :n + 1"), {"n": 41}) == 42  # the pipeline's answers read
+    stop = True
+    await other
+    return taken
+
+
+def test_statements_sent_in_a_pipeline_give_the_loop_no_turn_of_their_own(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """psycopg yields a turn of the event loop at a statement that need not wait once the loop has been
+    busy for its busy time (5 ms): under load, most pipelined statements of a step then waited a whole
+    turn of the other tables' steps. With `sql.DRIVER_BUSY_SECONDS` they take none; the driver's
+    default gives one away at every statement here."""
+    from psycopg import waiting
+
+    monkeypatch.setattr(waiting, "MAX_BUSY_TIME", waiting.MAX_BUSY_TIME)  # restored after the test
+
+    async def turns(busy: float) -> int:
+        monkeypatch.setattr(sql, "DRIVER_BUSY_SECONDS", busy)
+        store = sql.Store(pg_url)
+        try:
+            return await _turns_of_pipelined_statements(store)
+        finally:
+            await store.close()
+
+    ours, default = asyncio.run(turns(sql.DRIVER_BUSY_SECONDS)), asyncio.run(turns(0.005))
+    assert ours <= 1, ours  # none (one if the machine stalled this process for 14 ms on the way)
+    assert default >= 5, default  # one at (nearly) every statement

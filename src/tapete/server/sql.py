@@ -28,6 +28,14 @@ from tapete.errors import TapeteError
 PING_AFTER_IDLE_SECONDS = 1.0
 """A pooled PostgreSQL connection idle this long is pinged before use (one that was just used is not)."""
 
+DRIVER_BUSY_SECONDS = 0.05
+"""How long psycopg lets the event loop stay busy before a statement that need not wait gives the loop
+a turn anyway (its `waiting.MAX_BUSY_TIME`, 5 ms by default, so that a long `copy()` starves nothing).
+Under load a server's turn is ~10 ms of other tables' steps, so at 5 ms most statements sent in a
+pipeline, and answers already read, waited a whole turn more: a round's end took 1.9 times a plain
+decision's latency, 1.65 with this (docs/performance.md, stop 25). Our statements are a few per step;
+50 ms still keeps a runaway from holding the loop."""
+
 _PARAM = re.compile(r"(?<!:):([A-Za-z_][A-Za-z0-9_]*)")
 #: SQLite's text form of a timestamp, as SQLAlchemy writes it (so that the ORM reads what this wrote)
 _SQLITE_TIME = "%Y-%m-%d %H:%M:%S.%f"
@@ -440,6 +448,15 @@ def _translated(exc: BaseException) -> BaseException:
     return exc
 
 
+def _driver_busy_time() -> None:
+    """Set psycopg's busy time to `DRIVER_BUSY_SECONDS` (process-wide; a psycopg without the knob is
+    left as it is)."""
+    from psycopg import waiting
+
+    if hasattr(waiting, "MAX_BUSY_TIME"):
+        waiting.MAX_BUSY_TIME = DRIVER_BUSY_SECONDS
+
+
 @dataclass
 class _Conn:
     """A pooled connection, with when it was made and when it was last given back."""
@@ -475,6 +492,8 @@ class Store:
             if self.postgres:
                 import psycopg
                 from psycopg.types.json import set_json_dumps, set_json_loads
+
+                _driver_busy_time()
 
                 raw = await psycopg.AsyncConnection.connect(
                     self.url.replace("postgres://", "postgresql://", 1), autocommit=True
