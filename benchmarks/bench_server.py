@@ -97,6 +97,21 @@ def machine_cpu() -> dict[str, float]:
     return {"idle": (int(fields[3]) + int(fields[4])) / ticks, "steal": int(fields[7]) / ticks}
 
 
+_PROBE_DOCUMENT = {
+    "seats": [{"seat": n, "cards": ["AS", "10H"] * 3, "bets": [{"amount": 1000}]} for n in range(7)]
+}
+
+
+def machine_probe() -> float:
+    """CPU seconds of a fixed pure-Python workload (20,000 JSON round trips of one table-like document):
+    how fast this machine runs Python at this moment. Its speed moves by a third within minutes here, so
+    runs compare by CPU per decision only beside their probes."""
+    start = time.process_time()
+    for _ in range(20_000):
+        json.loads(json.dumps(_PROBE_DOCUMENT))
+    return time.process_time() - start
+
+
 def group_cpu_seconds(pgid: int) -> float:
     """User + system CPU seconds of the live processes in process group `pgid` (Linux /proc)."""
     ticks = os.sysconf("SC_CLK_TCK")
@@ -495,6 +510,7 @@ async def drive(
     cpu: Callable[[], float] | None = None,
 ) -> dict[str, Any]:
     connector = aiohttp.TCPConnector(limit=0)
+    probe_before = machine_probe()
     async with aiohttp.ClientSession(connector=connector) as session:
         print(f"setting up {args.tables} tables x 7 players ...", flush=True)
         admin, ids, clients = await set_up(session, urls, args.tables, admin_password)
@@ -572,7 +588,12 @@ async def drive(
             "refused": stats.refused,
             "failures": stats.failures,
             "bot_errors": stats.bot_errors,
+            "probe_seconds": [round(probe_before, 3), round(machine_probe(), 3)],  # before and after the load
         }
+        if stats.last_decisions and stats.other_decisions:  # measured inside one run: machine-independent
+            result["round_end_to_others_p50"] = round(
+                pct(stats.last_decisions, 0.5) / pct(stats.other_decisions, 0.5), 2
+            )
         # what the servers spent, bets and pushes included (not in a soak: a killed process's CPU dies too)
         if cpu_used is not None and stats.decisions and not args.soak:
             result["server_cpu_ms_per_decision"] = round(cpu_used * 1000 / len(stats.decisions), 2)
@@ -716,6 +737,12 @@ def summary(result: dict[str, Any], label: str) -> str:
             if "machine_idle_cores" in result
             else ""
         )
+        + (
+            f"; round's end / others p50 {result['round_end_to_others_p50']}"
+            if "round_end_to_others_p50" in result
+            else ""
+        )
+        + f"; probe {result['probe_seconds'][0]} / {result['probe_seconds'][1]} s"
     )
 
 

@@ -32,8 +32,8 @@ DRIVER_BUSY_SECONDS = 0.05
 """How long psycopg lets the event loop stay busy before a statement that need not wait gives the loop
 a turn anyway (its `waiting.MAX_BUSY_TIME`, 5 ms by default, so that a long `copy()` starves nothing).
 Under load a server's turn is ~10 ms of other tables' steps, so at 5 ms most statements sent in a
-pipeline, and answers already read, waited a whole turn more: a round's end took 1.9 times a plain
-decision's latency, 1.65 with this (docs/performance.md, stop 25). Our statements are a few per step;
+pipeline, and answers already read, waited a whole turn more: a round's end took 1.84-1.96 times a
+plain decision's p50, 1.60-1.78 with this (docs/performance.md, stop 25). Our statements are a few per step;
 50 ms still keeps a runaway from holding the loop."""
 
 _PARAM = re.compile(r"(?<!:):([A-Za-z_][A-Za-z0-9_]*)")
