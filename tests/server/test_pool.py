@@ -194,7 +194,7 @@ async def _turns_of_pipelined_statements(store: sql.Store) -> int:
     """How many turns another task got while a write transaction sent six pipelined statements, each
     after 6 ms of work (as a table's step computes between its statements): none needs to wait for
     PostgreSQL, so every turn there is one the driver gave away."""
-    await _pid(store)  # a connection made (and the driver's busy time set) before counting
+    await _pid(store)  # a connection made before counting
     turns, stop = 0, False
 
     async def other_task() -> None:

@@ -484,6 +484,8 @@ class Store:
         self._closed = False
         #: rows of this database that never change once made (account ids), shared by its transactions
         self.memo: dict[str, Any] = {}
+        if self.postgres:
+            _driver_busy_time()  # process-wide: set once for the store, not at each connection
 
     async def _connect(self) -> _Conn:
         now = time.monotonic()
@@ -492,8 +494,6 @@ class Store:
             if self.postgres:
                 import psycopg
                 from psycopg.types.json import set_json_dumps, set_json_loads
-
-                _driver_busy_time()
 
                 raw = await psycopg.AsyncConnection.connect(
                     self.url.replace("postgres://", "postgresql://", 1), autocommit=True
