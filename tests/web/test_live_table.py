@@ -85,6 +85,8 @@ def test_the_dealer_enters_the_cards_the_player_decides_the_payout_is_the_scenar
         if p["kind"] == "card":
             card = cards.pop(0)
             dealer.wait_for_selector("#card-input:enabled")
+            # the console says so once the step's push reached it (the API may answer before it renders)
+            dealer.wait_for_selector(f'#card-for:has-text("{whose(state)}")')
             said = dealer.inner_text("#card-for")
             assert whose(state) in said, (said, p)
             seen_whose.append(said)
