@@ -190,54 +190,42 @@ def _spin(seconds: float) -> None:
         pass
 
 
-async def _turns_of_pipelined_statements(store: sql.Store) -> int:
-    """How many turns another task got while a write transaction sent six pipelined statements, each
-    after 6 ms of work (as a table's step computes between its statements): none needs to wait for
-    PostgreSQL, so every turn there is one the driver gave away."""
-    await _pid(store)  # a connection made before counting
-    turns, stop = 0, False
+def test_statements_sent_in_a_pipeline_go_out_together_and_give_the_loop_no_turn(pg_url: str) -> None:
+    """A write transaction's statements wait for no answer: six of them, each after 6 ms of work (as a
+    table's step computes between its statements), then a read, are one round trip to PostgreSQL, and
+    another task busy on the loop gets no turn from them (psycopg's own pipeline wrote to the socket at
+    every statement, and gave the loop a turn at each once it had been busy 5 ms)."""
 
-    async def other_task() -> None:
-        nonlocal turns
-        while not stop:
-            _spin(0.03)
-            turns += 1
-            await asyncio.sleep(0)
-
-    other = asyncio.create_task(other_task())
-    await asyncio.sleep(0)
-    async with store.transaction() as tx:
-        await tx.begin()
-        start = turns
-        for n in range(6):
-            _spin(0.006)
-            await tx.run(sql.q("SELECT :n"), {"n": n})
-        taken = turns - start
-        assert await tx.value(sql.q("SELECT :n + 1"), {"n": 41}) == 42  # the pipeline's answers read
-    stop = True
-    await other
-    return taken
-
-
-def test_statements_sent_in_a_pipeline_give_the_loop_no_turn_of_their_own(
-    pg_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """psycopg yields a turn of the event loop at a statement that need not wait once the loop has been
-    busy for its busy time (5 ms): under load, most pipelined statements of a step then waited a whole
-    turn of the other tables' steps. With `sql.DRIVER_BUSY_SECONDS` they take none; the driver's
-    default gives one away at every statement here."""
-    from psycopg import waiting
-
-    monkeypatch.setattr(waiting, "MAX_BUSY_TIME", waiting.MAX_BUSY_TIME)  # restored after the test
-
-    async def turns(busy: float) -> int:
-        monkeypatch.setattr(sql, "DRIVER_BUSY_SECONDS", busy)
+    async def run() -> tuple[int, int]:
         store = sql.Store(pg_url)
         try:
-            return await _turns_of_pipelined_statements(store)
+            await _pid(store)  # a connection made before counting
+            turns, stop = 0, False
+
+            async def other_task() -> None:
+                nonlocal turns
+                while not stop:
+                    _spin(0.03)
+                    turns += 1
+                    await asyncio.sleep(0)
+
+            other = asyncio.create_task(other_task())
+            await asyncio.sleep(0)
+            async with store.transaction() as tx:
+                await tx.begin()
+                start, trips = turns, tx.conn.round_trips
+                for n in range(6):
+                    _spin(0.006)
+                    await tx.run(sql.q("SELECT :n"), {"n": n})
+                taken = turns - start
+                assert await tx.value(sql.q("SELECT :n + 1"), {"n": 41}) == 42  # the pipeline's answers
+                sent = tx.conn.round_trips - trips
+            stop = True
+            await other
+            return taken, sent
         finally:
             await store.close()
 
-    ours, default = asyncio.run(turns(sql.DRIVER_BUSY_SECONDS)), asyncio.run(turns(0.005))
-    assert ours <= 1, ours  # none (one if the machine stalled this process for 14 ms on the way)
-    assert default >= 5, default  # one at (nearly) every statement
+    taken, sent = asyncio.run(run())
+    assert taken == 0, taken
+    assert sent == 1, sent

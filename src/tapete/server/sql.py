@@ -1,8 +1,9 @@
-"""The tables' SQL on the database driver itself: psycopg 3 on PostgreSQL, aiosqlite on the embedded
-SQLite, below SQLAlchemy. A table step is one short transaction of a few statements, taken hundreds of
-times a second; SQLAlchemy's asyncio session and connection cost about 1.1 ms of a process's CPU per
-such transaction on our machines, the driver alone 0.27 ms (docs/performance.md). SQLAlchemy keeps the
-schema (the models, Alembic's migrations) and the people's and the inspector's queries.
+"""The tables' SQL on the database driver itself: psycopg 3 on PostgreSQL (its libpq binding, through our
+lean asyncio layer `wire`), aiosqlite on the embedded SQLite, below SQLAlchemy. A table step is one short
+transaction of a few statements, taken hundreds of times a second; SQLAlchemy's asyncio session and
+connection cost about 1.1 ms of a process's CPU per such transaction on our machines, psycopg's asyncio
+connection 0.27 ms, `wire` less than half of that (docs/performance.md). SQLAlchemy keeps the schema (the
+models, Alembic's migrations) and the people's and the inspector's queries.
 
 `Q` is one statement written once for both databases (``:name`` parameters, ``{lock}`` where PostgreSQL
 locks the rows it reads); `Store` is a process's connections; `Tx` is one transaction on one of them.
@@ -27,14 +28,6 @@ from tapete.errors import TapeteError
 
 PING_AFTER_IDLE_SECONDS = 1.0
 """A pooled PostgreSQL connection idle this long is pinged before use (one that was just used is not)."""
-
-DRIVER_BUSY_SECONDS = 0.05
-"""How long psycopg lets the event loop stay busy before a statement that need not wait gives the loop
-a turn anyway (its `waiting.MAX_BUSY_TIME`, 5 ms by default, so that a long `copy()` starves nothing).
-Under load a server's turn is ~10 ms of other tables' steps, so at 5 ms most statements sent in a
-pipeline, and answers already read, waited a whole turn more: a round's end took 1.84-1.96 times a
-plain decision's p50, 1.60-1.78 with this (docs/performance.md, stop 25). Our statements are a few per step;
-50 ms still keeps a runaway from holding the loop."""
 
 _PARAM = re.compile(r"(?<!:):([A-Za-z_][A-Za-z0-9_]*)")
 #: SQLite's text form of a timestamp, as SQLAlchemy writes it (so that the ORM reads what this wrote)
@@ -448,15 +441,6 @@ def _translated(exc: BaseException) -> BaseException:
     return exc
 
 
-def _driver_busy_time() -> None:
-    """Set psycopg's busy time to `DRIVER_BUSY_SECONDS` (process-wide; a psycopg without the knob is
-    left as it is)."""
-    from psycopg import waiting
-
-    if hasattr(waiting, "MAX_BUSY_TIME"):
-        waiting.MAX_BUSY_TIME = DRIVER_BUSY_SECONDS
-
-
 @dataclass
 class _Conn:
     """A pooled connection, with when it was made and when it was last given back."""
@@ -468,7 +452,8 @@ class _Conn:
 
 class Store:
     """A process's connections to the casino's database, for `Tx` transactions. PostgreSQL: a pool of
-    psycopg connections (in autocommit mode: each transaction says BEGIN and COMMIT itself); one idle
+    `wire` connections (a statement outside a transaction block is one of its own: each transaction says
+    BEGIN and COMMIT itself); one idle
     for `PING_AFTER_IDLE_SECONDS` is pinged before use (a dead one is replaced, and the request never sees
     it); one that fails under a request fails that request whole (`Unavailable`), and every idle one as
     old as it is dropped (PostgreSQL restarted). SQLite: a few aiosqlite connections (WAL, a busy
@@ -484,8 +469,6 @@ class Store:
         self._closed = False
         #: rows of this database that never change once made (account ids), shared by its transactions
         self.memo: dict[str, Any] = {}
-        if self.postgres:
-            _driver_busy_time()  # process-wide: set once for the store, not at each connection
 
     async def _connect(self) -> _Conn:
         now = time.monotonic()
@@ -495,12 +478,15 @@ class Store:
                 import psycopg
                 from psycopg.types.json import set_json_dumps, set_json_loads
 
-                raw = await psycopg.AsyncConnection.connect(
+                from tapete.server import wire
+
+                made = await psycopg.AsyncConnection.connect(
                     self.url.replace("postgres://", "postgresql://", 1), autocommit=True
                 )
-                set_json_dumps(dumps, context=raw)
-                set_json_loads(pydantic_core.from_json, context=raw)
-                await raw.execute("SET TIME ZONE 'UTC'")
+                set_json_dumps(dumps, context=made)
+                set_json_loads(pydantic_core.from_json, context=made)
+                await made.execute("SET TIME ZONE 'UTC'")
+                raw = wire.Connection(made)  # the statements go through our lean layer from here
             else:
                 import aiosqlite
 
