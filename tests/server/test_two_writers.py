@@ -287,3 +287,77 @@ def test_a_round_s_steps_leave_nothing_for_the_cyclic_collector(
             await a.dispose()
 
     assert asyncio.run(scenario()) == 0
+
+
+def _checked_round_records(monkeypatch: pytest.MonkeyPatch) -> list[tuple[bool, bool]]:
+    """Every round's end also reads its records from the database: (whether the process took the ones
+    it kept, whether they are the database's)."""
+    original = chain.round_records
+    seen: list[tuple[bool, bool]] = []
+
+    async def checked(tx: Tx, table: TableRow, round_id: int, kept: Any = None) -> list[chain.Record]:
+        got = await original(tx, table, round_id, kept)
+        read = await original(tx, table, round_id, None)
+        seen.append((chain._kept_before(tx, table, round_id, kept) is not None, got == read))
+        return got
+
+    monkeypatch.setattr(chain, "round_records", checked)
+    return seen
+
+
+def test_a_round_s_end_takes_the_records_the_process_kept_only_when_they_are_the_database_s(
+    casino_db: tuple[str, int, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process that began a round keeps its records as it commits them, and its end takes them
+    instead of reading them back: they are the database's, record for record. When another process took
+    a step of the round in between (and the process caught its runtime up with it), they are not taken:
+    the end reads the database's."""
+    url, table, tokens = casino_db
+    seen = _checked_round_records(monkeypatch)
+
+    async def play_out(casino: Casino, p1: Caller) -> None:
+        while (rnd := casino.runtimes[table].round) is not None and rnd.pending is not None:
+            pending = rnd.pending
+            action = {"seat": pending.seat, "action": "decline" if "decline" in pending.legal else "stand"}
+            await casino.mutate(table, lambda tx, t, rt, x=action: tables.act(tx, t, rt, p1, x, casino.key))
+
+    async def scenario() -> tuple[list[tuple[bool, bool]], list[tuple[bool, bool]]]:
+        a, b = await _warm_pair(url, tmp_path, table)
+        p1 = await a.caller(tokens["p1"])
+        await a.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", a.key))
+        while (dealt := a.runtimes[table].round) is None or dealt.pending is None:  # ended at the deal
+            seen.clear()
+            await a.mutate(table, lambda tx, t, rt: tables.place_bet(tx, t, rt, p1, 1, "main", 1000))
+            await a.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", a.key))
+        await play_out(a, p1)  # a round A began and ended alone
+        alone = list(seen)
+        seen.clear()
+        for _ in range(30):  # a round A began, B took its first decision, A ends it
+            await a.mutate(table, lambda tx, t, rt: tables.place_bet(tx, t, rt, p1, 1, "main", 1000))
+            await a.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", a.key))
+            while (rnd := a.runtimes[table].round) is not None and rnd.pending is not None:
+                if "decline" not in rnd.pending.legal:  # past the offers: the box's play
+                    break
+                offer = {"seat": rnd.pending.seat, "action": "decline"}
+                await a.mutate(table, lambda tx, t, rt, x=offer: tables.act(tx, t, rt, p1, x, a.key))
+            if rnd is None or rnd.pending is None or "hit" not in rnd.pending.legal:
+                seen.clear()  # it ended (a Black Jack): again
+                continue
+            hit = {"seat": rnd.pending.seat, "action": "hit"}
+            await b.mutate(table, lambda tx, t, rt, x=hit: tables.act(tx, t, rt, p1, x, b.key))
+            if (after := b.runtimes[table].round) is None or after.pending is None:
+                seen.clear()  # the hit ended it (in B): again
+                continue
+            # A's next step catches its runtime up with B's record (not warm, not rebuilt): it still
+            # holds the records it kept, which end before B's
+            a.snapshots.pop(table)
+            assert a.runtimes[table].round_records is not None
+            await play_out(a, p1)
+            break
+        for casino in (a, b):
+            await casino.dispose()
+        return alone, list(seen)
+
+    alone, interleaved = asyncio.run(scenario())
+    assert alone == [(True, True)]  # kept, and the database's
+    assert interleaved == [(False, True)]  # another process's step between: read from the database

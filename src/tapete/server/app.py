@@ -446,6 +446,7 @@ class Casino:
                 await self._refused_by_database(exc, caller, idem)
             raise
         await tables.settle_ids(tx)  # committed: the ids its inserts gave back, in the COMMIT's round trip
+        tables.keep_round_records(rt, start, table, tx)
         if snap.owed is not None:  # committed: the balances read with the COMMIT, then the answer
             await state.settle_money(tx, snap)
             if then is not None:

@@ -9,13 +9,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import pydantic_core
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.games.base import Event
 from tapete.log import GENESIS, canonical
 from tapete.server.models import EventRecord, utcnow
-from tapete.server.sql import Json, Rows, Tx, q
+from tapete.server.sql import Json, Rows, Tx, dumps, q
 
 if TYPE_CHECKING:
     from tapete.server.tables import TableRow
@@ -131,23 +132,57 @@ def _appended(tx: Tx, table_id: int) -> tuple[int | None, list[Record]]:
     return firsts.get(table_id), mine.setdefault(table_id, [])
 
 
+def appended(tx: Tx, table_id: int) -> list[Record]:
+    """The records this transaction appended to the table's chain, in seq order."""
+    return _appended(tx, table_id)[1]
+
+
 def _round_before(tx: Tx, table: TableRow, round_id: int) -> dict[str, Any]:
     first, _ = _appended(tx, table.id)
     return {"t": table.id, "r": round_id, "s": table.next_seq if first is None else first}
 
 
-async def ahead_round(tx: Tx, table: TableRow, round_id: int) -> None:
+#: a round's records this process committed, from the round's first: (the round's number, the records)
+Kept = tuple[int, list[Record]]
+
+
+def _kept_before(tx: Tx, table: TableRow, round_id: int, kept: Kept | None) -> list[Record] | None:
+    """`kept` when they are exactly the round's records committed before this transaction: of this round,
+    ending right before what it appended (or at the chain's head, as the table's row stood when it
+    began), their last hash the chain's head there. The chain's hashes make that the database's records:
+    the step's check found the row's head the one it started from."""
+    if kept is None or kept[0] != round_id or not kept[1]:
+        return None
+    first, mine = _appended(tx, table.id)
+    start, head = (table.next_seq, table.head_hash) if first is None else (first, mine[0].prev)
+    last = kept[1][-1]
+    return kept[1] if last.seq + 1 == start and last.hash == head else None
+
+
+async def ahead_round(tx: Tx, table: TableRow, round_id: int, kept: Kept | None = None) -> None:
     """Send the read of `round_records` ahead (`Tx.ahead`): it asks only what was committed before this
-    transaction, so it may go before the records this transaction holds back (with the step's check)."""
-    await tx.ahead(_OF_ROUND_BEFORE, _round_before(tx, table, round_id))
+    transaction, so it may go before the records this transaction holds back (with the step's check).
+    Nothing is sent when the process kept them (`kept`)."""
+    if _kept_before(tx, table, round_id, kept) is None:
+        await tx.ahead(_OF_ROUND_BEFORE, _round_before(tx, table, round_id))
 
 
-async def round_records(tx: Tx, table: TableRow, round_id: int) -> list[Record]:
-    """One round's records in seq order: those committed before this transaction, read, and those it
-    appended, as it appended them (held back, or sent, but the same rows)."""
-    found = await tx.all(_OF_ROUND_BEFORE, _round_before(tx, table, round_id))
+async def round_records(tx: Tx, table: TableRow, round_id: int, kept: Kept | None = None) -> list[Record]:
+    """One round's records in seq order: those committed before this transaction, and those it appended,
+    as it appended them (held back, or sent, but the same rows). The committed ones are read, unless the
+    process kept them (`kept`, `_kept_before`): a round's records are tens of kilobytes, which
+    PostgreSQL sends in several pieces, and the round's end waited a turn of the server's loop more for
+    the last of them. Kept events are given as the database would give them (through their JSON)."""
     _, mine = _appended(tx, table.id)
-    return [Record(*row) for row in found] + [r for r in mine if r.round == str(round_id)]
+    ours = [r for r in mine if r.round == str(round_id)]
+    known = _kept_before(tx, table, round_id, kept)
+    if known is not None:
+        events = pydantic_core.from_json(dumps([r.event for r in known]))
+        return [
+            Record(r.seq, r.round, e, r.prev, r.at, r.by, r.hash) for r, e in zip(known, events, strict=True)
+        ] + ours
+    found = await tx.all(_OF_ROUND_BEFORE, _round_before(tx, table, round_id))
+    return [Record(*row) for row in found] + ours
 
 
 async def load(tx: Tx, table_id: int, *, start: int = 0, round_id: int | None = None) -> list[Record]:

@@ -209,12 +209,38 @@ class TableRuntime:
     pyb_holder: int | None = None
     pyb_winner: str | None = None
     holders: dict[int, str] = field(default_factory=dict)
+    #: the records of the round in progress this process committed, from the round's first (None when
+    #: it did not see the round begin): its end takes them instead of reading them back
+    #: (`chain.round_records`, `keep_round_records`)
+    round_records: chain.Kept | None = None
 
     def made_at(self, table: TableRow) -> None:
         """This picture is now the table's as its row stands: its version, chain, shuffle and waiting
         procedures (what `catch_up` compares)."""
         self.version, self.next_seq, self.head = table.version, table.next_seq, table.head_hash
         self.shuffle_no, self.pending_shoe = table.shuffle_no, table.pending_shoe_events
+
+
+def keep_round_records(rt: TableRuntime, start: TableRow, table: TableRow, tx: Tx) -> None:
+    """After a step committed (`start` the table's row before it, `table` after): the records of the
+    round in progress it appended join those the runtime keeps (`TableRuntime.round_records`); a round
+    it began starts them anew; anything else (records of the round this picture did not see appended,
+    a gap) forgets them, and the round's end reads them."""
+    if not table.in_round:
+        rt.round_records = None
+        return
+    ours = [r for r in chain.appended(tx, table.id) if r.round == str(table.round_no)]
+    kept = rt.round_records
+    if start.round_no != table.round_no:
+        rt.round_records = (table.round_no, ours)
+    elif (
+        kept is not None
+        and kept[0] == table.round_no
+        and (not ours or (kept[1] and ours[0].seq == kept[1][-1].seq + 1))
+    ):
+        kept[1].extend(ours)
+    else:
+        rt.round_records = None
 
 
 def parse_settings(game: object, rules: object, mode: object) -> tuple[str, CommonRules, dict[str, Any]]:
@@ -1072,14 +1098,14 @@ class Stepper:
         staking = bettors(rnd)
         await ledger.ahead_locked(self.tx, staking)
         await ledger.ahead_table_balance(self.tx, self.table.id)
-        await chain.ahead_round(self.tx, self.table, self.table.round_no)
+        await chain.ahead_round(self.tx, self.table, self.table.round_no, self.rt.round_records)
         accounts = await ledger.locked(self.tx, staking, with_house=True)
         wallets = {
             name.removeprefix("wallet:"): a for name, a in accounts.items() if name.startswith("wallet:")
         }
         table_account = await ledger.table_account(self.tx, self.table.id, with_balance=True)
         house = accounts["house"]
-        rows = await chain.round_records(self.tx, self.table, self.table.round_no)
+        rows = await chain.round_records(self.tx, self.table, self.table.round_no, self.rt.round_records)
         moves: list[ledger.Move] = []
         commission: dict[str | None, int] = {}  # by the bettor it concerns
 
