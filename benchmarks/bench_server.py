@@ -13,6 +13,7 @@ request written until its answer read).
     python -m benchmarks.bench_server --tables 20 --postgres --socket                # ... its Unix socket
     python -m benchmarks.bench_server --tables 20 --postgres --workers 2 --redis     # 2 processes
     python -m benchmarks.bench_server --soak 30 --kill-every 180 --tables 20          # the soak run
+    python -m benchmarks.bench_server --tables 20 --postgres --rate 500              # latency at 500/s
 
 The tool starts its own `tapete serve` (a fresh SQLite file, or a fresh PostgreSQL database on
 127.0.0.1:5432 dropped afterwards), or drives a running one with `--url` and `--admin-password`.
@@ -268,6 +269,24 @@ class Client:
         return data
 
 
+class Pacer:
+    """Decisions let go at a fixed rate across all the bots (`--rate`): a bot ready to answer waits for
+    the next free slot, so the load offered is that rate (as wrk2 keeps one), not as much as the server
+    can take. Where the server falls behind, the slots are past and nobody waits: the closed loop again,
+    and the rate measured says so. A decision's round trip is timed from when it is let go."""
+
+    def __init__(self, rate: float) -> None:
+        self.gap = 1.0 / rate
+        self.next = 0.0
+
+    async def wait(self) -> None:
+        now = time.perf_counter()
+        slot = max(now, self.next)
+        self.next = slot + self.gap
+        if slot > now:
+            await asyncio.sleep(slot - now)
+
+
 @dataclass
 class Stats:
     """What the bots measured."""
@@ -287,6 +306,8 @@ class Stats:
     pushes: int = 0
     rounds: int = 0
     counting: bool = False
+    #: decisions let go at a fixed rate (`--rate`), or None: every bot answers as soon as he can
+    pacer: Pacer | None = None
 
     def note(self, kind: str, seconds: float, status: int, data: Any) -> None:
         if status < 300:
@@ -452,6 +473,8 @@ class Bot:
             hand = box["hands"][pending.get("hand") or 0]
             action = "hit" if _total(hand["cards"]) < 17 and "hit" in legal else "stand"
         body = {"seat": self.seat, "action": action, "hand": pending.get("hand") or 0}
+        if self.stats.pacer is not None:
+            await self.stats.pacer.wait()
         await self._post("decisions", f"{path}/actions", body)
 
 
@@ -520,6 +543,8 @@ async def drive(
         print(f"setting up {args.tables} tables x 7 players ...", flush=True)
         admin, ids, clients = await set_up(session, urls, args.tables, admin_password)
         stats, stop = Stats(keys=bool(args.soak) or getattr(args, "keys", False)), asyncio.Event()
+        if getattr(args, "rate", None):
+            stats.pacer = Pacer(args.rate)
         bots = []
         for t, table in enumerate(ids):
             for seat in range(1, 8):
@@ -789,6 +814,11 @@ def main() -> None:
     )
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
+        "--rate",
+        type=float,
+        help="decisions let go at this rate across all bots (an offered load), not as fast as answered",
+    )
+    parser.add_argument(
         "--keys", action="store_true", help="every play with an Idempotency-Key (on in --soak)"
     )
     args = parser.parse_args()
@@ -818,6 +848,8 @@ def main() -> None:
                 servers.append(ServerProcess(url, home / f"s{k}", broker, args.workers, python))
                 servers[-1].start()
             label += f", {args.workers * count} process(es)"
+            if args.rate:
+                label += f", decisions let go at {args.rate:g}/s"
             if count > 1:
                 label += f", routed by {args.route}"
             chaos = None
