@@ -15,8 +15,9 @@ is a third of what a server spends on the database. Here:
 - the socket's reader is registered once, not per wait.
 
 Errors are psycopg's own (`psycopg.errors`, `psycopg.OperationalError`), so that callers translate them
-as they did. The connection is made by psycopg (`psycopg.AsyncConnection.connect`), which also keeps
-the adapters (our JSON dumps and loads), the encoding and the time zone the loaders read.
+as they did. The connection is made by psycopg (`psycopg.AsyncConnection.connect`, in `sql.Store`), whose
+connection object keeps the adapters (our JSON dumps and loads), the encoding and the time zone the
+loaders read; its own statement methods are not used once this layer has it.
 """
 
 from __future__ import annotations
@@ -170,6 +171,11 @@ class Pipeline:
             self.conn.raise_first(sent)
 
 
+def _wake(ready: asyncio.Future[None]) -> None:
+    if not ready.done():
+        ready.set_result(None)
+
+
 class Connection:
     """One PostgreSQL connection for a `sql.Store`, in libpq's pipeline mode (module docstring)."""
 
@@ -201,17 +207,6 @@ class Connection:
         self.pg.enter_pipeline_mode()
         self.fd = self.pg.socket
         self.loop.add_reader(self.fd, self._readable)
-
-    @classmethod
-    async def connect(cls, url: str, **kwargs: Any) -> Connection:
-        """A new connection (psycopg's connect, autocommit), ready for this layer."""
-        conn = await psycopg.AsyncConnection.connect(url, autocommit=True, **kwargs)
-        return cls(conn)
-
-    @property
-    def raw(self) -> psycopg.AsyncConnection[Any]:
-        """psycopg's connection (adapters, info); its own statement methods must not be used."""
-        return self._conn
 
     # -- the socket -------------------------------------------------------------------------------------
     def _readable(self) -> None:
@@ -247,7 +242,7 @@ class Connection:
                 self._fail(exc)
                 raise psycopg.OperationalError(f"sending failed: {exc}") from exc
             ready: asyncio.Future[None] = self.loop.create_future()
-            self.loop.add_writer(self.fd, ready.set_result, None)
+            self.loop.add_writer(self.fd, _wake, ready)
             try:
                 await ready
             finally:
