@@ -15,7 +15,7 @@ from tapete.errors import TapeteError
 from tapete.server import chain, tables
 from tapete.server.accounts import Caller
 from tapete.server.app import Casino
-from tapete.server.sql import Tx
+from tapete.server.sql import Tx, q
 from tapete.server.tables import TableRow, TableRuntime
 from tests.server.conftest import fresh_database, settings_for
 from tests.server.support import serving
@@ -361,3 +361,158 @@ def test_a_round_s_end_takes_the_records_the_process_kept_only_when_they_are_the
     alone, interleaved = asyncio.run(scenario())
     assert alone == [(True, True)]  # kept, and the database's
     assert interleaved == [(False, True)]  # another process's step between: read from the database
+
+
+async def _to_the_round_s_end(casino: Casino, table: int, p1: Caller) -> None:
+    """Deal (again, if the round ended at the deal) and answer every decision but the one that ends the
+    round; the process holds the table at its latest version."""
+    await casino.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", casino.key))
+    while (dealt := casino.runtimes[table].round) is None or dealt.pending is None:  # ended at the deal
+        await casino.mutate(table, lambda tx, t, rt: tables.place_bet(tx, t, rt, p1, 1, "main", 1000))
+        await casino.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", casino.key))
+    while (rnd := casino.runtimes[table].round) is not None and rnd.pending is not None:
+        if "decline" not in rnd.pending.legal:
+            break  # the box's play: standing ends the round (one box)
+        offer = {"seat": rnd.pending.seat, "action": "decline"}
+        await casino.mutate(table, lambda tx, t, rt, x=offer: tables.act(tx, t, rt, p1, x, casino.key))
+    await casino.state_for(table, _admin())
+
+
+def _round_trips(casino: Casino) -> int:
+    """Round trips to PostgreSQL on the process's idle connections (every one, between steps)."""
+    return sum(conn.raw.round_trips for conn in casino.store._idle)
+
+
+def _stand(casino: Casino, table: int, p1: Caller) -> Any:
+    rnd = casino.runtimes[table].round
+    assert rnd is not None and rnd.pending is not None
+    action = {"seat": rnd.pending.seat, "action": "stand"}
+    return casino.mutate(table, lambda tx, t, rt: tables.act(tx, t, rt, p1, action, casino.key))
+
+
+def test_a_warm_round_s_end_is_one_round_trip(
+    casino_db: tuple[str, int, dict[str, str]], tmp_path: Path
+) -> None:
+    """A process that holds the table, the round's records and its bettors' wallet ids ends the round in
+    one round trip to PostgreSQL: its check of the table's row, the wallets' locks, the records, the
+    entries and the COMMIT sent together, none of their answers waited for before the COMMIT's."""
+    url, table, tokens = casino_db
+
+    async def scenario() -> tuple[int, list[int]]:
+        a = Casino(settings_for(url, tmp_path / "a"))
+        p1 = await a.caller(tokens["p1"])
+        trips = []
+        for forget in (False, False, True):  # the first round's end teaches A the ids it then uses
+            await _to_the_round_s_end(a, table, p1)
+            if forget:  # the wallet's id forgotten: the end reads it, with the row's check
+                a.store.memo = {k: v for k, v in a.store.memo.items() if not k.startswith("wallet-id:")}
+            before = _round_trips(a)
+            await _stand(a, table, p1)
+            trips.append(_round_trips(a) - before)
+            await a.mutate(table, lambda tx, t, rt: tables.place_bet(tx, t, rt, p1, 1, "main", 1000))
+        async with a.store.transaction(write=False) as tx:
+            total = await tx.value(q("SELECT COALESCE(SUM(amount), 0) FROM ledger_entries"))
+        await a.dispose()
+        return int(total), trips
+
+    total, trips = asyncio.run(scenario())
+    assert total == 0
+    assert trips[1:] == [1, 2]
+
+
+def test_a_round_s_end_sent_unread_on_a_table_that_moved_is_taken_again_from_the_database(
+    casino_db: tuple[str, int, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A's round's end sends its check of the table's row without waiting for it. When the row moved
+    after A last saw it (here another process bumped its version), PostgreSQL refuses the whole
+    transaction at the check, nothing of it is written, and the step is taken again from the database:
+    the round ends once, on the row as the database holds it."""
+    import psycopg
+
+    url, table, tokens = casino_db
+    steps: list[bool] = []
+
+    async def scenario() -> tuple[int, tuple[Any, ...], list[tuple[Any, ...]]]:
+        a = Casino(settings_for(url, tmp_path / "a"))
+        p1 = await a.caller(tokens["p1"])
+        for _ in range(2):  # a first round's end teaches A the wallet's id
+            await _to_the_round_s_end(a, table, p1)
+            await _stand(a, table, p1)
+            await a.mutate(table, lambda tx, t, rt: tables.place_bet(tx, t, rt, p1, 1, "main", 1000))
+        await _to_the_round_s_end(a, table, p1)
+        version, round_no = a.rows[table].version, a.rows[table].round_no
+        with psycopg.connect(url, autocommit=True) as other:
+            other.execute("UPDATE tables SET version = version + 1 WHERE id = %s", (table,))
+        step = a._step
+
+        async def counted(*args: Any, warm: bool) -> Any:
+            steps.append(warm)
+            return await step(*args, warm=warm)
+
+        monkeypatch.setattr(a, "_step", counted)
+        await _stand(a, table, p1)
+        of_round = {"t": table, "r": round_no}
+        async with a.store.transaction(write=False) as tx:
+            row = await tx.one(
+                q(
+                    "SELECT t.version, t.in_round, r.status FROM tables t"
+                    " JOIN rounds r ON r.table_id = t.id AND r.round_no = :r WHERE t.id = :t"
+                ),
+                of_round,
+            )
+            settled = await tx.all(
+                q(
+                    "SELECT kind, player, amount FROM ledger_entries"
+                    " WHERE table_id = :t AND round_no = :r AND kind = 'settle'"
+                ),
+                of_round,
+            )
+        await a.dispose()
+        assert row is not None
+        return version, row, settled
+
+    version, row, settled = asyncio.run(scenario())
+    assert steps == [True, False]  # refused by the database's check, then taken from the database
+    # the other's bump and this step (not this step written over the bump); the round ended once
+    assert row == (version + 2, False, "finished")
+    assert settled == [("settle", "p1", -1000)]
+
+
+def test_a_round_s_end_that_did_not_read_the_table_s_chips_is_refused_when_they_do_not_settle(
+    casino_db: tuple[str, int, dict[str, str]], tmp_path: Path
+) -> None:
+    """A round's end sent unread does not read the table's chips: it settles what its bettors staked and
+    the database checks that the table's account is then at zero. Chips on the table that no stake
+    explains (put there behind the server's back) fail that check; the step is taken again, reading the
+    account, and they go to the house as the read end always settled them."""
+    import psycopg
+
+    url, table, tokens = casino_db
+
+    async def scenario() -> tuple[int, list[tuple[Any, ...]]]:
+        a = Casino(settings_for(url, tmp_path / "a"))
+        p1 = await a.caller(tokens["p1"])
+        for _ in range(2):
+            await _to_the_round_s_end(a, table, p1)
+            await _stand(a, table, p1)
+            await a.mutate(table, lambda tx, t, rt: tables.place_bet(tx, t, rt, p1, 1, "main", 1000))
+        await _to_the_round_s_end(a, table, p1)
+        round_no = a.rows[table].round_no
+        with psycopg.connect(url, autocommit=True) as other:
+            other.execute("UPDATE accounts SET balance = balance + 7 WHERE name = %s", (f"table:{table}",))
+        await _stand(a, table, p1)
+        async with a.store.transaction(write=False) as tx:
+            left = await tx.value(q("SELECT balance FROM accounts WHERE name = :n"), {"n": f"table:{table}"})
+            unowned = await tx.all(
+                q(
+                    "SELECT e.kind, e.amount FROM ledger_entries e WHERE e.round_no = :r AND e.table_id = :t"
+                    " AND e.player IS NULL ORDER BY e.kind"
+                ),
+                {"r": round_no, "t": table},
+            )
+        await a.dispose()
+        return int(left), unowned
+
+    left, unowned = asyncio.run(scenario())
+    assert left == 0
+    assert unowned == [("house", 7), ("settle", -7)]

@@ -33,7 +33,7 @@ from tapete.server.db import make_engine, migrate, sessions
 from tapete.server.errors import Conflict, InsufficientFunds, NotFound
 from tapete.server.models import User, utcnow
 from tapete.server.push import Broker, LocalBroker, RedisBroker
-from tapete.server.sql import Json, Store, Tx, Unavailable, Violation, q
+from tapete.server.sql import Json, Stale, Store, Tx, Unavailable, Violation, q
 from tapete.server.tables import TableRow, TableRuntime, note
 
 log = logging.getLogger("tapete.server")
@@ -322,13 +322,13 @@ class Casino:
         A table this process holds at its latest version (its row, runtime and snapshot) takes the step
         optimistically: nothing is asked of the database until the step reads or writes beyond its
         records; then the transaction begins, the row is locked and must still be the one the step
-        started from (else `tables.Stale`). A step that read nothing (a decision that moves no chips and
+        started from (else `Stale`). A step that read nothing (a decision that moves no chips and
         ends no round) is written in one statement fenced by that row (`tables.commit_fenced`). A stale
         step is taken again from the database under the row's lock."""
         async with self.lock(table_id), self._write_lock():
             try:
                 done = await self._step(table_id, fn, caller, idem, then, warm=idem is None)
-            except tables.Stale:
+            except Stale:
                 done = await self._step(table_id, fn, caller, idem, then, warm=False)
             if done is None:
                 return cast(T, None)  # nothing happened: nothing to commit, no new version, no push
@@ -362,7 +362,7 @@ class Casino:
         async with self.store.autocommit() as tx:
             found = await tx.one(_FRESH, {"id": table_id})
         if found != (known.version, known.next_seq, known.head_hash):
-            raise tables.Stale()
+            raise Stale()
 
     def _warm(self, table_id: int) -> tuple[TableRow, TableRuntime] | None:
         """The table's row and runtime as this process last committed or read them, when its snapshot is
@@ -387,9 +387,12 @@ class Casino:
 
         async def still(tx: Tx) -> None:  # the optimistic step's transaction began: the row as it knew it
             assert known is not None
-            found = await tx.one(_FRESH_LOCKED, {"id": table_id})
-            if found != (known.version, known.next_seq, known.head_hash):
-                raise tables.Stale()
+            if tables.unread_check(tx):  # sent with the step's writes; the database refuses them if moved
+                await tx.run(tables.FENCE_CHECK, tables.fence_of(known))
+            else:
+                found = await tx.one(_FRESH_LOCKED, {"id": table_id})
+                if found != (known.version, known.next_seq, known.head_hash):
+                    raise Stale()
             await tx.flush()
 
         begun: list[Tx] = []

@@ -159,6 +159,11 @@ def _kept_before(tx: Tx, table: TableRow, round_id: int, kept: Kept | None) -> l
     return kept[1] if last.seq + 1 == start and last.hash == head else None
 
 
+def kept_hold(tx: Tx, table: TableRow, round_id: int, kept: Kept | None) -> bool:
+    """Whether `round_records` takes the records the process kept (and reads none)."""
+    return _kept_before(tx, table, round_id, kept) is not None
+
+
 async def ahead_round(tx: Tx, table: TableRow, round_id: int, kept: Kept | None = None) -> None:
     """Send the read of `round_records` ahead (`Tx.ahead`): it asks only what was committed before this
     transaction, so it may go before the records this transaction holds back (with the step's check).

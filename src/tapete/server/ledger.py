@@ -54,6 +54,8 @@ _NEW_ACCOUNT = q(
 _USER_ID = q("SELECT id FROM users WHERE name = :name")
 _BALANCES_LOCKED = q("SELECT id, balance FROM accounts WHERE id {in_ids} ORDER BY id {lock}")
 _BALANCE_UPDATES: dict[tuple[int, bool], Q] = {}
+#: the memo's key of a wallet's id (a wallet is made once and never renamed or removed)
+_WALLET_ID = "wallet-id:"
 
 
 def _set_balances(count: int) -> Q:
@@ -207,17 +209,42 @@ async def locked(
     if names:
         for row in await tx.all(_ACCOUNTS_LOCKED, {"names": Many(names)}):
             held[row[1]] = Account(*row)
+            tx.remember(_WALLET_ID + row[1], row[0])
     for name in sorted(set(names) - held.keys()):  # first use: made, and locked by the insert
         player = name.removeprefix("wallet:")
         user_id = await tx.value(_USER_ID, {"name": player})
         assert user_id is not None, f"no player {player}"
         held[name] = await wallet(tx, user_id, player)
+        tx.remember(_WALLET_ID + name, held[name].id)
     found = {f"wallet:{p}": held[f"wallet:{p}"] for p in players}
     if table_id is not None:
         found[f"table:{table_id}"] = await table_account(tx, table_id)
     if with_house:
         found["house"] = await house(tx)
     return found
+
+
+def remembered_wallets(tx: Tx, players: Iterable[str]) -> dict[str, Account] | None:
+    """The wallets of `players` by name, from the ids the process remembers (`locked` remembers them),
+    their balances not known (0 here: only `post_many(..., unread=True)` may move them); None when one
+    is not remembered."""
+    found: dict[str, Account] = {}
+    for player in players:
+        name = f"wallet:{player}"
+        known = tx.recall(_WALLET_ID + name)
+        if known is None:
+            return None
+        found[name] = Account(known, name, "wallet", 0)
+    return found
+
+
+async def lock_unread(tx: Tx, players: Iterable[str]) -> None:
+    """Lock the wallets of `players` in the one order every step locks them (by id) without waiting for
+    the answer (PostgreSQL's pipeline): a round's end only credits them (`post_many(..., unread=True)`),
+    so it needs their locks, not their balances."""
+    names = _unheld(tx, players)
+    if names:
+        await tx.run(_ACCOUNTS_LOCKED, {"names": Many(names)})
 
 
 async def post(
@@ -228,10 +255,13 @@ async def post(
     round_no: int | None = None,
     actor: str | None = None,
     locked: bool = False,
+    unread: bool = False,
 ) -> None:
     """Write one transaction of entries (their amounts must sum to zero); each account's balance moves
     with its entry. A wallet that would go below zero is InsufficientFunds and nothing is written."""
-    await post_many(tx, [moves], table_id=table_id, round_no=round_no, actor=actor, locked=locked)
+    await post_many(
+        tx, [moves], table_id=table_id, round_no=round_no, actor=actor, locked=locked, unread=unread
+    )
 
 
 async def post_many(
@@ -242,12 +272,17 @@ async def post_many(
     round_no: int | None = None,
     actor: str | None = None,
     locked: bool = False,
+    unread: bool = False,
 ) -> None:
     """Write several transactions of entries at once (each sums to zero and has its own id): the
     accounts they move are locked and read in one statement (in id order, as every step locks them) —
     unless they are `locked` already, their balances as read under the lock (`ledger.locked`) — their
     new balances written in one statement, every entry in one more. A wallet that would go below zero
-    is InsufficientFunds and nothing is written (the database's check stands behind this one)."""
+    is InsufficientFunds and nothing is written (the database's check stands behind this one).
+
+    `unread`: the wallets are locked (`lock_unread`) but their balances were not read; they may only be
+    credited, moved by their amounts and their entries' balances read from their rows as moved, as a
+    table's are (a round's end: no answer to wait for before its COMMIT)."""
     for moves in transactions:
         if sum(m.amount for m in moves) != 0:
             raise ValueError(f"a ledger transaction must sum to zero, not {sum(m.amount for m in moves)}")
@@ -282,6 +317,10 @@ async def post_many(
                     }
                 )
     wallets = sorted(a for a in delta if accounts[a].kind == "wallet")
+    if unread:
+        if any(delta[a] < 0 for a in wallets):
+            raise ValueError("a wallet whose balance was not read may only be credited")
+        wallets = []  # moved by their amounts below, as a table's chips are
     if wallets:  # locked and checked now: a wallet never goes below zero
         if locked:
             have = {a: accounts[a].balance for a in wallets}
@@ -304,14 +343,18 @@ async def post_many(
         for account_id, balance in final.items():
             accounts[account_id].balance = balance
     tables = sorted(a for a in delta if accounts[a].kind == "table")
-    if tables:  # a table's chips: only its own steps move them, under the table's lock
-        await tx.run(_balance_update(len(tables), added=True), _numbered({a: delta[a] for a in tables}))
+    added = sorted(
+        a for a in delta if accounts[a].kind == "table" or (unread and accounts[a].kind == "wallet")
+    )
+    if added:  # a table's chips (only its own steps move them, under the table's lock); wallets unread
+        await tx.run(_balance_update(len(added), added=True), _numbered({a: delta[a] for a in added}))
     late = sorted(a for a in delta if accounts[a].kind in LATE)
-    # the entries' balances: a wallet's from its balance as locked; a table's read from its row as just
-    # moved (no answer to wait for: in PostgreSQL's pipeline, no round trip of its own); the house's (or
-    # the cage's) from its row as moved with the COMMIT, in its round trip (its row is locked from there
-    # on only): each the row's balance less what the entries after it in this transaction add
-    from_row = set(late) | set(tables)
+    # the entries' balances: a wallet's from its balance as locked; a table's (and a wallet credited
+    # `unread`) read from its row as just moved (no answer to wait for: in PostgreSQL's pipeline, no
+    # round trip of its own); the house's (or the cage's) from its row as moved with the COMMIT, in its
+    # round trip (its row is locked from there on only): each the row's balance less what the entries
+    # after it in this transaction add
+    from_row = set(late) | set(added)
     running = {a: accounts[a].balance - delta[a] for a in delta if a not in from_row}
     after = dict.fromkeys(from_row, 0)
     for entry in reversed(entries):
@@ -327,7 +370,7 @@ async def post_many(
             entry["balance_after"] = running[entry["account_id"]]
     now = [e for e in entries if e["account_id"] not in late]
     if now:
-        if tables:
+        if added:
             await tx.run(_ENTRIES_LATE, {"rows": tx.rows_param(now)})
         else:
             await tx.insert(ENTRIES, now)

@@ -40,6 +40,16 @@ class Unavailable(TapeteError):
     code = "unavailable"
 
 
+class Stale(Exception):
+    """The table moved under what this process knew of it (another process took a step): the step is
+    taken again from the database, under the row lock. Raised by a step's check, or by PostgreSQL
+    (`MOVED`) where the check was sent with the step's writes and its answer not waited for."""
+
+
+#: the SQLSTATE of `tapete_moved` (migration 0004): a check sent without waiting found the table moved
+MOVED = "TPMOV"
+
+
 class Violation(Exception):
     """A constraint of the database refused a write (a unique pair, a wallet below zero); the
     transaction is rolled back. Its text names the constraint (PostgreSQL) or the columns (SQLite)."""
@@ -434,6 +444,8 @@ def _translated(exc: BaseException) -> BaseException:
         import psycopg
     except ImportError:  # pragma: no cover - psycopg is a dependency
         return exc
+    if isinstance(exc, psycopg.Error) and exc.sqlstate == MOVED:
+        return Stale(str(exc))
     if isinstance(exc, psycopg.errors.IntegrityError):
         return Violation(str(exc))
     if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
@@ -640,10 +652,13 @@ class Store:
                         await conn.raw.execute(stmt.lite, tx._params(params))  # type: ignore[union-attr]
                     await conn.raw.execute("COMMIT")
             except Exception as failed:
+                translated = _translated(failed)
+                if isinstance(translated, Stale) and await self._rolled_back(conn):
+                    raise translated from failed  # its check refused it: nothing committed
                 await self._close(conn)  # whether it committed or not, the connection is not trusted
                 await self._drop_older(conn.made)
                 await self._release_slot()
-                raise _translated(failed) from failed
+                raise translated from failed
         else:
             away = isinstance(exc, Unavailable)
             broken = away or isinstance(exc, asyncio.CancelledError)
@@ -661,6 +676,16 @@ class Store:
             await self._release_slot()
         else:
             await self._give_back(conn)
+
+    async def _rolled_back(self, conn: _Conn) -> bool:
+        """Roll back a transaction that a statement of its pipeline refused (the COMMIT after it was not
+        run) and give its connection back; False (nothing given back) when the connection failed."""
+        try:
+            await conn.raw.execute("ROLLBACK")
+        except Exception:
+            return False
+        await self._give_back(conn)
+        return True
 
     def _begin_sql(self, write: bool, snapshot: bool) -> str:
         if self.postgres:

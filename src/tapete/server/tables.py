@@ -30,7 +30,7 @@ from tapete.server.accounts import Caller
 from tapete.server.chain import AnyRecord, Record
 from tapete.server.errors import Conflict, Forbidden, InsufficientFunds, NotFound, error_body
 from tapete.server.models import utcnow
-from tapete.server.sql import Json, Q, Store, Tx, q
+from tapete.server.sql import Json, Q, Stale, Store, Tx, q
 from tapete.session import make_shoe
 from tapete.shoe import SecureRandom, Shoe, burn_count, open_shoe, seal_shoe
 from tapete.table import RawBet, check_entry, place_bets
@@ -560,12 +560,34 @@ def _changed(table: TableRow, before: TableRow | None) -> dict[str, Any]:
     return changed
 
 
-class Stale(Exception):
-    """The table moved under what this process knew of it (another process took a step): the step is
-    taken again from the database, under the row lock."""
-
-
 _FENCE = "id = :id AND version = :fence_version AND next_seq = :fence_seq AND head_hash = :fence_head"
+#: a step's check sent without waiting for its answer (PostgreSQL; a round's end, `unread_check`): the
+#: table's row locked where it is still the one the step started from, else the transaction refused
+#: (`tapete_moved`, migration 0004: the step is taken again, `Stale`)
+FENCE_CHECK = q(
+    f"SELECT tapete_moved('the table') WHERE NOT EXISTS (SELECT 1 FROM tables WHERE {_FENCE} FOR UPDATE)"
+)
+#: after a round's end that did not read the table's chips: they must have settled to zero
+_CHIPS_SETTLED = q("SELECT tapete_moved('the table''s chips') FROM accounts WHERE id = :id AND balance <> 0")
+
+
+def fence_of(start: TableRow) -> dict[str, Any]:
+    """The parameters of `_FENCE`: the table's row as the step started from it."""
+    return {
+        "id": start.id,
+        "fence_version": start.version,
+        "fence_seq": start.next_seq,
+        "fence_head": start.head_hash,
+    }
+
+
+def unread_check(tx: Tx) -> bool:
+    """Whether this step's check of the table's row may go with its writes, unread (`FENCE_CHECK`): a
+    step that has not begun its transaction (it holds the table as it was) on PostgreSQL, marked so by
+    what it does (`Step.close_round`) before its first statement."""
+    return bool(tx.info.get("unread_check"))
+
+
 _FENCED: dict[tuple[str, bool], Any] = {}
 
 
@@ -597,12 +619,7 @@ async def commit_fenced(store: Store, start: TableRow, table: TableRow, deferred
     assert len(records) == sum(len(rows) for _, rows in deferred), "only a step's records are held back"
     changed = _changed(table, start)
     sets = ", ".join(f"{key} = :{key}" for key in changed)
-    fence = {
-        "id": table.id,
-        "fence_version": start.version,
-        "fence_seq": start.next_seq,
-        "fence_head": start.head_hash,
-    }
+    fence = fence_of(start)
     if not store.postgres:
         async with store.transaction() as tx:
             if await tx.run(_update_of(sets, fenced=True), {**changed, **fence}) != 1:
@@ -1096,14 +1113,31 @@ class Stepper:
         # the three reads below in one round trip (PostgreSQL's pipeline): with the step's check when its
         # transaction has not begun yet (the round's records read are those committed before it)
         staking = bettors(rnd)
-        await ledger.ahead_locked(self.tx, staking)
-        await ledger.ahead_table_balance(self.tx, self.table.id)
-        await chain.ahead_round(self.tx, self.table, self.table.round_no, self.rt.round_records)
-        accounts = await ledger.locked(self.tx, staking, with_house=True)
+        # a step that holds the table as it was, on PostgreSQL, whose round's records the process kept and
+        # whose bettors' wallets it knows: nothing to read before its writes, which go with its check
+        # (`tables.FENCE_CHECK`) and its COMMIT in one round trip, the wallets only credited unread
+        known = (
+            ledger.remembered_wallets(self.tx, staking)
+            if self.tx.postgres
+            and self.tx.lazy is not None
+            and chain.kept_hold(self.tx, self.table, self.table.round_no, self.rt.round_records)
+            else None
+        )
+        unread = known is not None
+        if known is not None:
+            self.tx.info["unread_check"] = True
+            await ledger.lock_unread(self.tx, staking)
+            accounts = {**known, "house": await ledger.house(self.tx)}
+            table_account = await ledger.table_account(self.tx, self.table.id)
+        else:
+            await ledger.ahead_locked(self.tx, staking)
+            await ledger.ahead_table_balance(self.tx, self.table.id)
+            await chain.ahead_round(self.tx, self.table, self.table.round_no, self.rt.round_records)
+            accounts = await ledger.locked(self.tx, staking, with_house=True)
+            table_account = await ledger.table_account(self.tx, self.table.id, with_balance=True)
         wallets = {
             name.removeprefix("wallet:"): a for name, a in accounts.items() if name.startswith("wallet:")
         }
-        table_account = await ledger.table_account(self.tx, self.table.id, with_balance=True)
         house = accounts["house"]
         rows = await chain.round_records(self.tx, self.table, self.table.round_no, self.rt.round_records)
         moves: list[ledger.Move] = []
@@ -1153,7 +1187,8 @@ class Stepper:
         paid: dict[str | None, int] = {}
         for m in moves:
             paid[m.player] = paid.get(m.player, 0) + m.amount
-        unowned = table_account.balance - sum(staked.values())  # 0: every chip on the table was a stake
+        # 0: every chip on the table was a stake (unread: checked by the database once moved, below)
+        unowned = 0 if unread else table_account.balance - sum(staked.values())
         if unowned:
             staked[None] = staked.get(None, 0) + unowned
         for player in sorted(
@@ -1169,8 +1204,16 @@ class Stepper:
             if staked.get(player):
                 moves.append(ledger.Move(table_account, -staked[player], "settle", player))
         await ledger.post(
-            self.tx, moves, table_id=self.table.id, round_no=self.table.round_no, actor=self.by, locked=True
+            self.tx,
+            moves,
+            table_id=self.table.id,
+            round_no=self.table.round_no,
+            actor=self.by,
+            locked=True,
+            unread=unread,
         )
+        if unread:
+            await self.tx.run(_CHIPS_SETTLED, {"id": table_account.id})
         await self.flush_shoe()  # within the round's records: what the shoe did during it (the cut card)
         await self.tx.run(
             _END_ROUND,
