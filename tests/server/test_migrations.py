@@ -81,3 +81,35 @@ def test_0003_leaves_the_tables_row_without_an_index_its_steps_update(empty_url:
         assert "ix_tables_deadline_at" in indexes()
     finally:
         engine.dispose()
+
+
+def test_0004_gives_postgresql_the_function_a_check_sent_unread_refuses_with(empty_url: str) -> None:
+    """0004 adds tapete_moved(what) on PostgreSQL: called, it refuses the statement (and so the whole
+    transaction) with SQLSTATE TPMOV, which the server reads as a stale step; down again, it is gone.
+    SQLite gets nothing (its steps read their check)."""
+    command.upgrade(alembic_config(empty_url), "0004")
+    engine = sa.create_engine(sync_url(empty_url))
+    try:
+        if engine.dialect.name != "postgresql":
+            with engine.connect() as conn:  # the schema is there; no function to call
+                assert conn.execute(sa.text("SELECT COUNT(*) FROM tables")).scalar() == 0
+            return
+        import psycopg
+
+        with engine.connect() as conn, pytest.raises(sa.exc.DBAPIError) as refused:
+            conn.execute(sa.text("SELECT tapete_moved('the table')"))
+        assert isinstance(refused.value.orig, psycopg.Error)
+        assert refused.value.orig.sqlstate == "TPMOV"
+        assert "the table moved under this step" in str(refused.value.orig)
+
+        def present() -> bool:
+            with engine.connect() as conn:
+                found = conn.execute(sa.text("SELECT COUNT(*) FROM pg_proc WHERE proname = 'tapete_moved'"))
+                return bool(found.scalar())
+
+        command.downgrade(alembic_config(empty_url), "0003")
+        assert not present()
+        migrate(empty_url)
+        assert present()
+    finally:
+        engine.dispose()
