@@ -148,7 +148,13 @@ def test_a_step_from_a_picture_another_process_outdated_is_taken_again_from_the_
     async def scenario() -> tuple[str, int]:
         a, b = await _warm_pair(url, tmp_path, table)
         p2 = await a.caller(tokens["p2"])
+        p1 = await b.caller(tokens["p1"])
         await b.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", b.key))
+        while (dealt := b.runtimes[table].round) is None or dealt.pending is None:
+            # the round ended at the deal (a Black Jack: the CSPRNG's shoe), and bets are open again:
+            # p1 bets and B deals again, until a round is in play (A still knows only the first picture)
+            await b.mutate(table, lambda tx, t, rt: tables.place_bet(tx, t, rt, p1, 1, "main", 1000))
+            await b.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", b.key))
         try:
             await a.mutate(table, lambda tx, t, rt: tables.place_bet(tx, t, rt, p2, 2, "main", 500))
         except TapeteError as exc:
