@@ -370,17 +370,20 @@ def test_a_round_s_end_takes_the_records_the_process_kept_only_when_they_are_the
 
 
 async def _to_the_round_s_end(casino: Casino, table: int, p1: Caller) -> None:
-    """Deal (again, if the round ended at the deal) and answer every decision but the one that ends the
-    round; the process holds the table at its latest version."""
+    """Deal and answer every decision but the one that ends the round (one box: its stand); a round that
+    ended before it (a Black Jack at the deal, or the dealer's after the offers) is bet and dealt again.
+    The process holds the table at its latest version."""
     await casino.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", casino.key))
-    while (dealt := casino.runtimes[table].round) is None or dealt.pending is None:  # ended at the deal
+    while True:
+        while (rnd := casino.runtimes[table].round) is not None and rnd.pending is not None:
+            if "decline" not in rnd.pending.legal:
+                break  # the box's play: standing ends the round
+            offer = {"seat": rnd.pending.seat, "action": "decline"}
+            await casino.mutate(table, lambda tx, t, rt, x=offer: tables.act(tx, t, rt, p1, x, casino.key))
+        if rnd is not None and rnd.pending is not None:
+            break
         await casino.mutate(table, lambda tx, t, rt: tables.place_bet(tx, t, rt, p1, 1, "main", 1000))
         await casino.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", casino.key))
-    while (rnd := casino.runtimes[table].round) is not None and rnd.pending is not None:
-        if "decline" not in rnd.pending.legal:
-            break  # the box's play: standing ends the round (one box)
-        offer = {"seat": rnd.pending.seat, "action": "decline"}
-        await casino.mutate(table, lambda tx, t, rt, x=offer: tables.act(tx, t, rt, p1, x, casino.key))
     await casino.state_for(table, _admin())
 
 
