@@ -584,7 +584,7 @@ def fence_of(start: TableRow) -> dict[str, Any]:
 def unread_check(tx: Tx) -> bool:
     """Whether this step's check of the table's row may go with its writes, unread (`FENCE_CHECK`): a
     step that has not begun its transaction (it holds the table as it was) on PostgreSQL, marked so by
-    what it does (`Step.close_round`) before its first statement."""
+    what it does (`Stepper.close_round`) before its first statement."""
     return bool(tx.info.get("unread_check"))
 
 
@@ -1110,8 +1110,6 @@ class Stepper:
         procedures the round caused; the round's row closed."""
         rnd = self.rt.round
         assert rnd is not None and rnd.finished
-        # the three reads below in one round trip (PostgreSQL's pipeline): with the step's check when its
-        # transaction has not begun yet (the round's records read are those committed before it)
         staking = bettors(rnd)
         # a step that holds the table as it was, on PostgreSQL, whose round's records the process kept and
         # whose bettors' wallets it knows: nothing to read before its writes, which go with its check
@@ -1129,7 +1127,8 @@ class Stepper:
             await ledger.lock_unread(self.tx, staking)
             accounts = {**known, "house": await ledger.house(self.tx)}
             table_account = await ledger.table_account(self.tx, self.table.id)
-        else:
+        else:  # the three reads in one round trip (PostgreSQL's pipeline): with the step's check when its
+            # transaction has not begun yet (the round's records read are those committed before it)
             await ledger.ahead_locked(self.tx, staking)
             await ledger.ahead_table_balance(self.tx, self.table.id)
             await chain.ahead_round(self.tx, self.table, self.table.round_no, self.rt.round_records)
