@@ -6,7 +6,7 @@ game; each game describes its spots with a `BetSpec`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tapete.errors import BadBet, Msg
@@ -118,16 +118,27 @@ def _plan(spec: BetSpec) -> _Plan:
     )
 
 
-def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
+def place_bets(bets: Sequence[RawBet], spec: BetSpec, holders: Mapping[int, str] | None = None) -> list[Box]:
     """Check every bet against the table and return the boxes in seat order (dealer's left first).
 
     Every problem in the list is found, and the refusal (BadBet) names the FIRST offending entry
     (``at`` = its index): checks that need the whole list (minimums, required and side spots, every box
-    taken) compete with per-entry checks (seat, spot, amount, maxima) on the entry's position. An entry
+    in play) compete with per-entry checks (seat, spot, amount, maxima) on the entry's position. An entry
     that is itself malformed is left out of the whole-list checks. Nothing is kept on refusal.
+
+    `holders` (a table's seats: box → the player who took it) names each box's holder; without it the
+    first bettor named on a box holds it (a scenario's list). With it, a back-bet on a box whose holder
+    has no bet of his own is refused (BJ Art.7: the holder plays the box; the back-bettor only joins it).
     """
     plan = _PLANS.get(id(spec)) or memo(_PLANS, spec, lambda: _plan(spec))
-    boxes, problems, first_back = _each_entry(bets, spec, plan)
+    boxes, problems, first_back = _each_entry(bets, spec, plan, holders)
+    if holders is not None:  # a box only back-bettors bet on is not in play: its back-bets are refused
+        for seat, box in list(boxes.items()):
+            if box.stakes.get(box.holder):
+                continue
+            for player in box.stakes:
+                problems.append((_first_entry(box, player), _box_not_in_play(player, box)))
+            del boxes[seat]
     # The whole list: each box (entries refused above are not in them), then the table.
     for check in plan.box_checks:
         for problem in check(boxes.values(), spec, plan):  # a loop costs less than += on every round
@@ -143,10 +154,13 @@ def place_bets(bets: Sequence[RawBet], spec: BetSpec) -> list[Box]:
 
 
 def _each_entry(
-    bets: Sequence[RawBet], spec: BetSpec, plan: _Plan
+    bets: Sequence[RawBet], spec: BetSpec, plan: _Plan, holders: Mapping[int, str] | None = None
 ) -> tuple[dict[int, Box], list[_Problem], int | None]:
     """The per-entry checks (seat, spot, amount, back-betting, a second zone, maxima and exclusive pairs
-    as the totals grow): the boxes the accepted entries make, the problems, the first back-bet's index."""
+    as the totals grow): the boxes the accepted entries make, the problems, the first back-bet's index.
+    A box's holder is `holders`' when given (every box of the table taken for a back-bet), else its
+    first bettor."""
+    taken = None if holders is None else len(holders)
     boxes: dict[int, Box] = {}  # in the order they were first named
     problems: list[_Problem] = []
     zone_of: dict[str, int] = {}  # one_box_per_player: the zone each player plays, as holder or back-bettor
@@ -159,9 +173,10 @@ def _each_entry(
         seat, player, spot, amount = entry
         box = boxes.get(seat)
         if box is None:
-            box = boxes[seat] = Box(seat, player)
+            holder = player if holders is None else holders.get(seat, player)
+            box = boxes[seat] = Box(seat, holder)
         if player != box.holder:
-            refusal = _back_bet_refusal(player, seat, spot, spec)
+            refusal = _back_bet_refusal(player, seat, spot, spec, taken)
             if refusal is not None:
                 problems.append((i, refusal))
                 continue
@@ -181,15 +196,17 @@ def _each_entry(
     return boxes, problems, first_back
 
 
-def check_entry(bets: Sequence[RawBet], at: int, spec: BetSpec) -> None:
+def check_entry(
+    bets: Sequence[RawBet], at: int, spec: BetSpec, holders: Mapping[int, str] | None = None
+) -> None:
     """BadBet when entry `at` of `bets` (the engine's order) is refused by a check that concerns that bet
     (as `place_bets` would judge it in this list: seat, spot, amount, back-betting, a second zone, the
     limits on its bettor's total on its spot, Punto with Banca, a back-bet off the holder's side once he
     has bet). What a table checks when one bet is placed (server.md: its spot, the limits, the funds);
-    what needs the whole list (main and required bets, every box taken) is for `place_bets` when the
-    bets close."""
+    what needs the whole list (main and required bets, every box in play) is for `place_bets` when the
+    bets close. `holders` as for `place_bets`: with it, a back-bet also needs every box taken."""
     plan = _PLANS.get(id(spec)) or memo(_PLANS, spec, lambda: _plan(spec))
-    boxes, problems, _ = _each_entry(bets, spec, plan)
+    boxes, problems, _ = _each_entry(bets, spec, plan, holders)
     mine = [m for i, m in problems if i == at]
     if not mine:
         seat, player, spot = bets[at].seat, bets[at].player, bets[at].spot
@@ -229,8 +246,11 @@ def _entry(i: int, bet: RawBet, spec: BetSpec) -> tuple[int, str, str, int] | Ms
         return message
 
 
-def _back_bet_refusal(player: str, seat: int, spot: str, spec: BetSpec) -> Msg | None:
-    """Why `player` may not join the box of seat `seat` on `spot` (BJ Art.7, PyB Art.7a), or None."""
+def _back_bet_refusal(
+    player: str, seat: int, spot: str, spec: BetSpec, taken: int | None = None
+) -> Msg | None:
+    """Why `player` may not join the box of seat `seat` on `spot` (BJ Art.7, PyB Art.7a), or None;
+    `taken`: how many of the table's boxes have a holder, when known (every one must)."""
     if not spec.back_spots:
         return Msg(
             f"{player} cannot join seat {seat}: this game has no back-betting",
@@ -245,6 +265,8 @@ def _back_bet_refusal(player: str, seat: int, spot: str, spec: BetSpec) -> Msg |
             player=player,
             seat=seat,
         )
+    if taken is not None and taken < spec.seats:
+        return _boxes_free(spec, taken)
     if spot not in spec.back_spots:
         return Msg(
             f"back-bettor {player} may join only {'/'.join(spec.back_spots)}, not {spot}",
@@ -429,6 +451,17 @@ def _boxes_free(spec: BetSpec, taken: int) -> Msg:
         "err.bet.back_boxes_free",
         seats=spec.seats,
         taken=taken,
+    )
+
+
+def _box_not_in_play(player: str, box: Box) -> Msg:
+    """BJ Art.7, PyB Art.7a: `player` joined `box`, whose holder has no bet of his own as the bets close."""
+    return Msg(
+        f"{player} cannot join seat {box.seat}: its holder {box.holder} has no bet of his own",
+        "err.bet.back_box_not_in_play",
+        player=player,
+        seat=box.seat,
+        holder=box.holder,
     )
 
 

@@ -130,7 +130,12 @@ _NEW_BET = q(
     "INSERT INTO bets (table_id, seat, user_id, spot, amount, placed_at)"
     " VALUES (:t, :seat, :user, :spot, :amount, :at) RETURNING id"
 )
-_FIRST_BET_AT = q("SELECT placed_at FROM bets WHERE table_id = :t ORDER BY placed_at LIMIT 1", times=[0])
+_FIRST_BET_AT = q(  # a holder's own bet starts the betting timer; a back-bet (or its consent) does not
+    "SELECT b.placed_at FROM bets b JOIN seats s"
+    " ON s.table_id = b.table_id AND s.seat = b.seat AND s.user_id = b.user_id"
+    " WHERE b.table_id = :t ORDER BY b.placed_at LIMIT 1",
+    times=[0],
+)
 _DROP_BETS = q("DELETE FROM bets WHERE table_id = :t")
 _DROP_SEAT_BETS = q("DELETE FROM bets WHERE table_id = :t AND seat = :seat")
 _DROP_PLAYER_BETS = q("DELETE FROM bets WHERE table_id = :t AND user_id = :user")
@@ -767,6 +772,15 @@ async def _raw_bets(tx: Tx, table_id: int) -> list[RawBet]:
     return _engine_order(await bets_in_order(tx, table_id), dict(await seats_of(tx, table_id)))
 
 
+async def _holders_now(tx: Tx, table_id: int) -> dict[int, str]:
+    """The table's boxes and their holders (the seats), from the snapshot the change starts at when
+    there is one (`state_before`), else from the database."""
+    before = state_before(tx)
+    if before is not None:
+        return dict(before.holders)
+    return dict(await seats_of(tx, table_id))
+
+
 async def take_back_bets(tx: Tx, table_id: int, user_id: int) -> None:
     """Every bet and waiting back-bet request a player placed at a table for its next round, taken back."""
     await tx.run(_DROP_PLAYER_BETS, {"t": table_id, "user": user_id})
@@ -795,11 +809,11 @@ def state_before(tx: Tx) -> Snapshot | None:
     return found
 
 
-def _check_one(rt: TableRuntime, bets: list[RawBet], at: int) -> None:
+def _check_one(rt: TableRuntime, bets: list[RawBet], at: int, holders: dict[int, str]) -> None:
     """The refusals that concern bet `at` of the table's bets in the engine's order (its seat, spot,
-    amount, the table's limits on its bettor's total, what it may not be combined with); the whole
-    list's are for the deal."""
-    check_entry(bets, at, rt.cls.bet_spec(rt.rules))
+    amount, the table's limits on its bettor's total, what it may not be combined with, a back-bet
+    where the regulation does not allow one); the whole list's are for the deal. The engine judges."""
+    check_entry(bets, at, rt.cls.bet_spec(rt.rules), holders)
 
 
 async def place_bet(
@@ -831,10 +845,7 @@ async def place_bet(
     placed = (*placed_before, (number, caller.name, spot, amount))  # the table's bets with this one
     order = _engine_indexes(placed, dict(held))
     bets, at = [RawBet(*placed[i]) for i in order], order.index(len(placed) - 1)
-    if holder == caller.name:
-        _check_one(rt, bets, at)
-    else:
-        _check_back_bet(rt, held, bets, at)
+    _check_one(rt, bets, at, dict(held))
     assert isinstance(amount, int) and isinstance(spot, str)
     balance, free = await ledger.available(tx, ledger.Player(caller.user_id, caller.name), lock=True)
     if amount > free:
@@ -933,43 +944,6 @@ def hint_void(tx: Tx, void: dict[str, str] | None) -> None:
     tx.info.setdefault("snapshot_hint", {})["void"] = void
 
 
-def _check_back_bet(rt: TableRuntime, held: list[tuple[int, str]], bets: list[RawBet], at: int) -> None:
-    """A back-bet (entry `at` of the table's bets) is allowed only where the regulation allows it (BJ
-    Art.7, PyB Art.7a, M21 Art.1n): every box taken, the operator allowing it, the holder's own spots
-    (Punto y Banca: his side, once he has bet)."""
-    spec, new = rt.cls.bet_spec(rt.rules), bets[at]
-    if not spec.back_spots:
-        raise BadBet(
-            f"{new.player} cannot join seat {new.seat}: this game has no back-betting",
-            key="err.bet.no_back_betting",
-            player=new.player,
-            seat=new.seat,
-        )
-    if not spec.back_betting:
-        raise BadBet(
-            f"{new.player} cannot join seat {new.seat}: the operator does not allow back-betting",
-            key="err.bet.back_betting_off",
-            player=new.player,
-            seat=new.seat,
-        )
-    if len(held) < spec.seats:
-        raise BadBet(
-            f"back-betting is allowed only when all {spec.seats} boxes are taken ({len(held)} are)",
-            key="err.bet.back_boxes_free",
-            seats=spec.seats,
-            taken=len(held),
-        )
-    if new.spot not in spec.back_spots:
-        raise BadBet(
-            f"back-bettor {new.player} may join only {'/'.join(spec.back_spots)}, not {new.spot}",
-            key="err.bet.back_spot",
-            player=new.player,
-            spots=spec.back_spots,
-            spot=new.spot,
-        )
-    _check_one(rt, bets, at)
-
-
 async def answer_request(
     tx: Tx, table: TableRow, rt: TableRuntime, caller: Caller, rid: int, accept: object
 ) -> dict[str, Any]:
@@ -994,7 +968,7 @@ async def answer_request(
     requester = ledger.Player(*found)
     new = RawBet(seat, requester.name, spot, amount)
     bets = [*await _raw_bets(tx, table.id), new]  # a back-bet comes after every bet before it
-    _check_back_bet(rt, await seats_of(tx, table.id), bets, len(bets) - 1)
+    _check_one(rt, bets, len(bets) - 1, dict(await seats_of(tx, table.id)))
     await tx.run(_ANSWER, {"id": rid, "status": "accepted", "at": utcnow()})
     await tx.value(
         _NEW_BET,
@@ -1253,7 +1227,7 @@ async def deal(tx: Tx, table: TableRow, rt: TableRuntime, by: str, key: bytes) -
     raws = await _raw_bets(tx, table.id)
     if not raws:
         raise BadBet("no bets: a round needs at least one box in play", key="err.bet.none")
-    boxes = place_bets(raws, rt.cls.bet_spec(rt.rules))
+    boxes = place_bets(raws, rt.cls.bet_spec(rt.rules), await _holders_now(tx, table.id))
     need: dict[str, int] = {}
     for raw in raws:
         assert isinstance(raw.player, str) and isinstance(raw.amount, int)
