@@ -32,6 +32,7 @@ from tapete.server.errors import Conflict, Forbidden, InsufficientFunds, NotFoun
 from tapete.server.models import utcnow
 from tapete.server.sql import Json, Q, Stale, Store, Tx, q
 from tapete.session import make_shoe
+from tapete.settlement import round_money
 from tapete.shoe import SecureRandom, Shoe, burn_count, open_shoe, seal_shoe
 from tapete.table import RawBet, check_entry, place_bets
 
@@ -47,7 +48,6 @@ SERVER_EVENTS = frozenset({"correction"})
 MAX_SECONDS = 86_400
 LIVE_PROCEDURES = ("new_pack", "shuffle", "cut", "burn", "deck_change", "cut_card")
 #: what a payout's outcome is called in the ledger
-PAYOUT_KIND = {"win": "payout", "push": "return", "returned": "return", "surrender": "return"}
 
 
 # ------------------------------------------------------------------------------------------ the row
@@ -995,22 +995,6 @@ class StepResult:
     finished: bool = False
 
 
-def _pot_commission(pot: Event, player_at: dict[int, str]) -> dict[str | None, int]:
-    """Showdown's pot commission by the winner it is taken from: in proportion to each winner's share
-    (the units left over to the earliest seat, as the pot's own remainder goes)."""
-    shares = {int(seat): int(amount) for seat, amount in (pot.get("shares") or {}).items()}
-    total, commission = sum(shares.values()), int(pot["commission"])
-    if not total:  # no share to take it from: the pot's, no bettor's
-        return {None: commission}
-    parts = {seat: commission * amount // total for seat, amount in shares.items()}
-    parts[min(parts)] += commission - sum(parts.values())
-    out: dict[str | None, int] = {}
-    for seat, part in parts.items():
-        if part:
-            out[player_at[seat]] = out.get(player_at[seat], 0) + part
-    return out
-
-
 class Stepper:
     """One transaction's work on one table: append events, move chips, close the round."""
 
@@ -1114,7 +1098,6 @@ class Stepper:
         house = accounts["house"]
         rows = await chain.round_records(self.tx, self.table, self.table.round_no, self.rt.round_records)
         moves: list[ledger.Move] = []
-        commission: dict[str | None, int] = {}  # by the bettor it concerns
 
         async def wallet_of(name: str) -> Any:
             if name not in wallets:  # locked too: every balance the entries move is read under its lock
@@ -1123,40 +1106,20 @@ class Stepper:
 
         events = effective_events(rows)
         seq_of = {id(r.event): r.seq for r in rows}
-        staked: dict[str | None, int] = {}
-        player_at: dict[int, str] = {}
-        for ev in events:
-            if ev.get("type") == "stake":
-                staked[ev["player"]] = staked.get(ev["player"], 0) + ev["amount"]
-                player_at.setdefault(ev["seat"], ev["player"])
-        if rnd.voided:
-            voided = next(e for e in events if e.get("type") == "round_voided")
-            for player, amount in voided["returned"].items():
-                if amount:
-                    moves.append(
-                        ledger.Move(
-                            await wallet_of(player), amount, "return", player, None, seq_of.get(id(voided))
-                        )
-                    )
-        else:
-            for ev in events:
-                if ev.get("type") == "settle" and ev.get("paid"):
-                    kind = PAYOUT_KIND.get(ev["outcome"], "payout")
-                    moves.append(
-                        ledger.Move(
-                            await wallet_of(ev["player"]),
-                            ev["paid"],
-                            kind,
-                            ev["player"],
-                            ev["spot"],
-                            seq_of.get(id(ev)),
-                        )
-                    )
-                    if ev.get("commission"):  # Banca's, on this bettor's win
-                        commission[ev["player"]] = commission.get(ev["player"], 0) + ev["commission"]
-                elif ev.get("type") == "pot" and ev.get("commission"):  # Showdown's, on the winners' shares
-                    for player, part in _pot_commission(ev, player_at).items():
-                        commission[player] = commission.get(player, 0) + part
+        money = round_money(events)  # the round's money, one pure function of its events (engine)
+        for credit in money.credits:
+            moves.append(
+                ledger.Move(
+                    await wallet_of(credit.player),
+                    credit.amount,
+                    credit.kind,
+                    credit.player,
+                    credit.spot,
+                    seq_of.get(id(events[credit.event])),
+                )
+            )
+        staked: dict[str | None, int] = {player: amount for player, amount in money.staked.items()}
+        commission = money.commission
         paid: dict[str | None, int] = {}
         for m in moves:
             paid[m.player] = paid.get(m.player, 0) + m.amount
