@@ -10,7 +10,7 @@ import pytest
 from tapete.errors import BadBet
 from tapete.games.blackjack import BlackjackRound
 from tapete.rules.blackjack import BlackjackRules
-from tapete.table import RawBet, check_entry, place_bets
+from tapete.table import RawBet, check_entry, check_seat, place_bets
 
 SPEC = BlackjackRound.bet_spec(BlackjackRules())
 FULL = {seat: "demo" if seat <= 5 else "ana" for seat in range(1, 8)}
@@ -38,3 +38,23 @@ def test_art7_a_back_bet_is_refused_when_placed_unless_every_box_is_taken() -> N
         check_entry([RawBet(3, "beto", "main", 1000)], 0, SPEC, held)
     assert refused.value.key == "err.bet.back_boxes_free"
     check_entry([RawBet(3, "beto", "main", 1000)], 0, SPEC, FULL)  # every box taken: it may wait
+
+
+def test_art7b_a_player_who_plays_a_zone_cannot_take_a_second() -> None:
+    from tapete.games.punto_y_banca import PuntoYBancaRound
+    from tapete.rules.punto_y_banca import PuntoYBancaRules
+
+    spec = PuntoYBancaRound.bet_spec(PuntoYBancaRules())
+    with pytest.raises(BadBet) as refused:
+        check_seat("ana", 4, spec, {2: "ana"})
+    assert refused.value.key == "err.bet.two_zones" and refused.value.params == {"player": "ana", "zone": 2}
+    check_seat("ben", 4, spec, {2: "ana"})
+
+
+def test_art1n_a_box_joined_counts_among_the_boxes_a_player_may_take() -> None:
+    spec = BlackjackRound.bet_spec(BlackjackRules(max_boxes_per_player=2))
+    check_seat("ana", 3, spec, {1: "ana"})
+    with pytest.raises(BadBet) as refused:
+        check_seat("ana", 3, spec, {1: "ana"}, joined={5})
+    assert refused.value.key == "err.bet.too_many_boxes"
+    assert refused.value.params == {"player": "ana", "limit": 2, "seat": 3}

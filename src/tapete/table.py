@@ -221,6 +221,22 @@ def check_entry(
         raise BadBet(mine[0], at=at, key=mine[0].key, **mine[0].params)
 
 
+def check_seat(
+    player: str, seat: int, spec: BetSpec, holders: Mapping[int, str], joined: Iterable[int] = ()
+) -> None:
+    """BadBet when `player` may not take box `seat` (`holders`: the boxes taken; `joined`: the boxes he
+    joined as a back-bettor): PyB Art.7b, one zone per player; BJ Art.1ñ / M21 Art.1n, at most the
+    operator's number of hands, a box joined counting as one. Whether the seat is free is the table's."""
+    mine = sorted(s for s, holder in holders.items() if holder == player)
+    if spec.one_box_per_player and mine:
+        message = _second_zone(player, mine[0])
+    elif len(set(mine) | set(joined)) >= spec.max_boxes_per_player:
+        message = _one_hand_more(player, spec.max_boxes_per_player, Box(seat, player))
+    else:
+        return
+    raise BadBet(message, key=message.key, **message.params)
+
+
 # ---------------------------------------------------------------------------------------- one entry
 def _entry(i: int, bet: RawBet, spec: BetSpec) -> tuple[int, str, str, int] | Msg:
     """Entry `i` as (seat, player, spot, amount), or why it is no bet of this table at all."""

@@ -34,7 +34,7 @@ from tapete.server.sql import Json, Q, Stale, Store, Tx, q
 from tapete.session import make_shoe
 from tapete.settlement import round_money
 from tapete.shoe import SecureRandom, Shoe, burn_count, open_shoe, seal_shoe
-from tapete.table import RawBet, check_entry, place_bets
+from tapete.table import RawBet, check_entry, check_seat, place_bets
 
 if TYPE_CHECKING:
     from tapete.server.state import Snapshot
@@ -726,26 +726,8 @@ async def take_seat(tx: Tx, table: TableRow, rt: TableRuntime, caller: Caller, s
     held = await seats_of(tx, table.id)
     if any(s == number for s, _ in held):
         raise Conflict(f"seat {number} is taken", key="err.api.seat_taken", seat=number)
-    mine = [s for s, holder in held if holder == caller.name]
-    spec = rt.cls.bet_spec(rt.rules)
-    if spec.one_box_per_player and mine:  # PyB Art.7b: a player never plays two zones
-        raise BadBet(
-            f"{caller.name} already plays zone {mine[0]} and cannot play two",
-            key="err.bet.two_zones",
-            player=caller.name,
-            zone=mine[0],
-        )
-    joined = set()  # BJ Art.1ñ, M21 Art.1n: a box he joined as a back-bettor is one of his hands too
-    if not spec.one_box_per_player and len(mine) < spec.max_boxes_per_player < spec.seats:
-        joined = {s for s, player, _, _ in await bets_in_order(tx, table.id) if player == caller.name}
-    if len(mine) + len(joined - set(mine)) >= spec.max_boxes_per_player:  # the operator's maximum
-        raise BadBet(
-            f"{caller.name} may hold {spec.max_boxes_per_player} box(es); seat {number} is one more",
-            key="err.bet.too_many_boxes",
-            player=caller.name,
-            limit=spec.max_boxes_per_player,
-            seat=number,
-        )
+    joined = {s for s, player, _, _ in await bets_in_order(tx, table.id) if player == caller.name}
+    check_seat(caller.name, number, rt.cls.bet_spec(rt.rules), dict(held), joined)  # the engine judges
     await tx.run(_TAKE_SEAT, {"t": table.id, "seat": number, "user": caller.user_id, "at": utcnow()})
     return number
 
