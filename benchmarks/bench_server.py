@@ -33,9 +33,6 @@ import os
 import random
 import re
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,6 +45,7 @@ from typing import Any
 
 import aiohttp
 from pydantic_core import from_json  # several times the standard library's speed: bots parse every push
+from tests.procs import Server
 
 from benchmarks import lean_client
 
@@ -67,12 +65,6 @@ def pg_url(database: str, socket_dir: str | None = None) -> str:
         return f"{PG}/{database}"
     user = urllib.parse.urlsplit(PG).username or "postgres"
     return f"postgresql://{user}@/{database}?host={socket_dir}"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # ---------------------------------------------------------------------------------------- servers
@@ -115,97 +107,6 @@ def machine_probe() -> float:
     for _ in range(20_000):
         json.loads(json.dumps(_PROBE_DOCUMENT))
     return time.process_time() - start
-
-
-def group_cpu_seconds(pgid: int) -> float:
-    """User + system CPU seconds of the live processes in process group `pgid` (Linux /proc)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid:  # fields after the name: state, ppid, pgrp, ...; utime, stime at 11, 12
-            total += int(fields[11]) + int(fields[12])
-    return total / ticks
-
-
-class ServerProcess:
-    """One `tapete serve` (with its workers) as a subprocess in its own process group."""
-
-    def __init__(
-        self, database_url: str, home: Path, broker: str | None, workers: int, python: tuple[str, ...] = ()
-    ) -> None:
-        self.database_url, self.home, self.broker, self.workers = database_url, home, broker, workers
-        #: what runs the server's module instead of ``python -m`` (``-m benchmarks.profiled FILE``: cProfile)
-        self.python = python
-        self.port = free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.log = home / "serve.log"
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        self.home.mkdir(parents=True, exist_ok=True)
-        env = {
-            **os.environ,
-            "TAPETE_HOME": str(self.home),
-            "TAPETE_ADMIN_PASSWORD": ADMIN_PASSWORD,
-            "TAPETE_SHOE_KEY": "22" * 32,
-        }
-        head = (
-            [sys.executable, *self.python, "tapete.cli"]
-            if self.python
-            else [sys.executable, "-m", "tapete.cli"]
-        )
-        cmd = [*head, "serve", "--port", str(self.port)]
-        cmd += ["--database-url", self.database_url]
-        if self.broker:
-            cmd += ["--broker-url", self.broker]
-        if self.workers > 1:
-            cmd += ["--workers", str(self.workers)]
-        with self.log.open("ab") as out:
-            self.proc = subprocess.Popen(
-                cmd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-            )
-        deadline = time.monotonic() + 90
-        import urllib.request
-
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise SystemExit(f"tapete serve exited:\n{self.log.read_text()[-3000:]}")
-            with (
-                contextlib.suppress(Exception),
-                urllib.request.urlopen(f"{self.url}/api/health", timeout=1) as r,
-            ):
-                if json.loads(r.read()).get("ok"):
-                    return
-            time.sleep(0.2)
-        raise SystemExit("tapete serve did not come up")
-
-    def cpu_seconds(self) -> float:
-        """CPU time (user + system) used so far by this server's processes (its workers included)."""
-        if self.proc is None:
-            return 0.0
-        return group_cpu_seconds(self.proc.pid)
-
-    def kill(self) -> None:
-        assert self.proc is not None
-        os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
 
 
 def create_database() -> str:
@@ -833,7 +734,7 @@ def main() -> None:
     else:
         home = Path(tempfile.mkdtemp(prefix="tapete-bench-"))
         db_name = None
-        servers: list[ServerProcess] = []
+        servers: list[Server] = []
         try:
             if args.postgres or args.soak:
                 db_name = create_database()
@@ -845,7 +746,17 @@ def main() -> None:
             count = 2 if args.soak else args.processes
             for k in range(count):
                 python = ("-m", "benchmarks.profiled", f"{args.profile}.{k}") if args.profile else ()
-                servers.append(ServerProcess(url, home / f"s{k}", broker, args.workers, python))
+                servers.append(
+                    Server(
+                        url,
+                        home / f"s{k}",
+                        broker_url=broker,
+                        workers=args.workers,
+                        python=python,
+                        env={"TAPETE_SHOE_KEY": "22" * 32},
+                        admin_password=ADMIN_PASSWORD,
+                    )
+                )
                 servers[-1].start()
             label += f", {args.workers * count} process(es)"
             if args.rate:

@@ -25,12 +25,12 @@ from typing import Any
 
 import aiohttp
 from pydantic_core import from_json
+from tests.procs import Server
 
 from benchmarks.bench_server import (
     BET,
     PG,
     Client,
-    ServerProcess,
     _total,
     create_database,
     drop_database,
@@ -192,7 +192,9 @@ def main() -> None:
             db_name = create_database()
             url = f"{PG}/{db_name}"
         python = ("-m", "benchmarks.profiled", str(Path(args.profile).resolve())) if args.profile else ()
-        server = ServerProcess(url, Path(home), None, 1, python)
+        server = Server(
+            url, Path(home), python=python, env={"TAPETE_SHOE_KEY": "22" * 32}, admin_password=password
+        )
         try:
             server.start()
             assert server.proc is not None

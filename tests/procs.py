@@ -41,8 +41,9 @@ def wait_for(check: Any, what: str, seconds: float = 60) -> None:
 
 
 class Server:
-    """A `tapete serve` subprocess on a free port with its own TAPETE_HOME and a given database (and
-    broker); it speaks as users by their tokens."""
+    """A `tapete serve` subprocess (with its workers) in its own process group, on a free port, with its
+    own TAPETE_HOME and a given database (and broker); its output goes to `home/serve.log`; it speaks as
+    users by their tokens. The one server-process helper of the tests and the benchmarks."""
 
     def __init__(
         self,
@@ -52,65 +53,62 @@ class Server:
         broker_url: str | None = None,
         workers: int = 1,
         env: dict[str, str] | None = None,
+        python: tuple[str, ...] = (),
+        admin_password: str = ADMIN_PASSWORD,
     ) -> None:
         self.database_url, self.home, self.broker_url, self.workers = database_url, home, broker_url, workers
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.tokens: dict[str, str] = {}
         self.env = env or {}
-        self.output = b""
+        #: what runs the server's module instead of ``python -m`` (``-m benchmarks.profiled FILE``: cProfile)
+        self.python = python
+        self.admin_password = admin_password
+        self.log = home / "serve.log"
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> None:
+    @property
+    def output(self) -> str:
+        """What the server printed so far (its start-up lines, its errors)."""
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def start(self, seconds: float = 90) -> None:
+        """Start it and wait until /api/health answers ok (AssertionError with its output if it exits)."""
+        self.home.mkdir(parents=True, exist_ok=True)
         env = {
             **os.environ,
             "TAPETE_HOME": str(self.home),
-            "TAPETE_ADMIN_PASSWORD": ADMIN_PASSWORD,
+            "TAPETE_ADMIN_PASSWORD": self.admin_password,
             "TAPETE_SHOE_KEY": "11" * 32,
             **self.env,
         }
-        cmd = [
-            sys.executable,
-            "-m",
-            "tapete.cli",
-            "serve",
-            "--port",
-            str(self.port),
-            "--database-url",
-            self.database_url,
-        ]
+        head = [sys.executable, *self.python] if self.python else [sys.executable, "-m"]
+        cmd = [*head, "tapete.cli", "serve", "--port", str(self.port), "--database-url", self.database_url]
         if self.broker_url:
             cmd += ["--broker-url", self.broker_url]
         if self.workers > 1:
             cmd += ["--workers", str(self.workers)]
-        self.proc = subprocess.Popen(
-            cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
-        )
-
-        def up() -> bool:
-            assert self.proc is not None
-            if self.proc.poll() is not None:
-                out = self.proc.stdout.read().decode() if self.proc.stdout else ""
-                raise AssertionError(f"tapete serve exited: {out}")
-            return bool(httpx.get(f"{self.url}/api/health", timeout=1).json().get("ok"))
-
-        deadline = time.monotonic() + 60
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(
+                cmd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        deadline = time.monotonic() + seconds
         while True:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"tapete serve exited:\n{self.output[-3000:]}")
             try:
-                if up():
+                if httpx.get(f"{self.url}/api/health", timeout=1).json().get("ok"):
                     return
-            except AssertionError:
-                raise
-            except Exception:
+            except (httpx.HTTPError, ValueError):
                 pass
-            assert time.monotonic() < deadline, "tapete serve did not come up"
+            assert time.monotonic() < deadline, f"tapete serve did not come up:\n{self.output[-3000:]}"
             time.sleep(0.1)
 
     def kill(self) -> None:
-        """SIGKILL (every process of its group: --workers has children)."""
+        """SIGKILL (every process of its group: --workers has children): nothing flushed, no shutdown."""
         assert self.proc is not None
         os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=10)
@@ -119,9 +117,13 @@ class Server:
         if self.proc is not None and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             try:
-                self.proc.wait(timeout=15)
+                self.proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) used so far by this server's processes (its workers included)."""
+        return 0.0 if self.proc is None else group_cpu_seconds(self.proc.pid)
 
     def login(self, name: str, password: str) -> None:
         r = httpx.post(f"{self.url}/api/login", json={"username": name, "password": password}, timeout=10)
@@ -136,6 +138,22 @@ class Server:
         r = self.request(who, method, path, body, **kw)
         assert r.status_code < 300, (method, path, r.status_code, r.text)
         return r.json()
+
+
+def group_cpu_seconds(pgid: int) -> float:
+    """User + system CPU seconds of the live processes in process group `pgid` (Linux /proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # fields after the name: state, ppid, pgrp, ...; utime, stime at 11, 12
+            total += int(fields[11]) + int(fields[12])
+    return total / ticks
 
 
 def postgres_tools() -> Path:

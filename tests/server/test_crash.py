@@ -4,98 +4,15 @@ and pending step, play continues, every balance as it should be (SQLite and Post
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
+from tests.procs import Server
 from tests.server.conftest import ADMIN_PASSWORD
 
 # Black Jack, one box: Ts 9c to the box, 9h 6c to the dealer: the player stands on 19 against 15; the
 # dealer draws 2d (17).
 CARDS = ["Ts", "9h", "9c", "6c", "2d"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    """A `tapete serve` subprocess on a free port, its own TAPETE_HOME and a given database."""
-
-    def __init__(self, database_url: str, home: Path) -> None:
-        self.database_url, self.home = database_url, home
-        self.port = free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.tokens: dict[str, str] = {}
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        env = {**os.environ, "TAPETE_HOME": str(self.home), "TAPETE_ADMIN_PASSWORD": ADMIN_PASSWORD}
-        cmd = [
-            sys.executable,
-            "-m",
-            "tapete.cli",
-            "serve",
-            "--port",
-            str(self.port),
-            "--database-url",
-            self.database_url,
-        ]
-        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                out = self.proc.stdout.read().decode() if self.proc.stdout else ""
-                raise AssertionError(f"tapete serve exited: {out}")
-            try:
-                if httpx.get(f"{self.url}/api/health", timeout=1).json().get("ok"):
-                    return
-            except (httpx.HTTPError, ValueError):
-                pass
-            time.sleep(0.1)
-        raise AssertionError("tapete serve did not come up")
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown, nothing flushed that was not committed."""
-        assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-
-    def login(self, name: str, password: str) -> None:
-        r = httpx.post(f"{self.url}/api/login", json={"username": name, "password": password}, timeout=10)
-        assert r.status_code == 200, r.text
-        self.tokens[name] = r.json()["token"]
-
-    def call(self, who: str, method: str, path: str, body: Any = None) -> Any:
-        r = httpx.request(
-            method,
-            f"{self.url}{path}",
-            json=body,
-            headers={"Authorization": f"Bearer {self.tokens[who]}"},
-            timeout=30,
-        )
-        assert r.status_code < 300, (method, path, r.status_code, r.text)
-        return r.json()
 
 
 def _comparable(state: dict[str, Any]) -> dict[str, Any]:
