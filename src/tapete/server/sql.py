@@ -1,9 +1,8 @@
 """The tables' SQL on the database driver itself: psycopg 3 on PostgreSQL (its libpq binding, through our
 lean asyncio layer `wire`), aiosqlite on the embedded SQLite, below SQLAlchemy. A table step is one short
-transaction of a few statements, taken hundreds of times a second; SQLAlchemy's asyncio session and
-connection cost about 1.1 ms of a process's CPU per such transaction on our machines, psycopg's asyncio
-connection 0.27 ms, `wire` less than half of that (docs/performance.md). SQLAlchemy keeps the schema (the
-models, Alembic's migrations) and the people's and the inspector's queries.
+transaction of a few statements, taken hundreds of times a second, where SQLAlchemy's asyncio session
+costs several times the statements' own work (measured in docs/performance.md). SQLAlchemy keeps the
+schema (the models, Alembic's migrations) and the people's and the inspector's queries.
 
 `Q` is one statement written once for both databases (``:name`` parameters, ``{lock}`` where PostgreSQL
 locks the rows it reads); `Store` is a process's connections; `Tx` is one transaction on one of them.

@@ -281,9 +281,8 @@ def state_json(snap: Snapshot, rt: TableRuntime, caller: Caller, me: tuple[int, 
     """What `render` gives, as JSON, written from parts: what every viewer of the version shares (the
     base) once; the pending step and the view once per view key, cut where the viewer's label goes, so
     that every other viewer of the same key gets it with his own label put in (no view built, copied or
-    serialized again); his own parts (requests, balance) each time. A table pushes each version to eight
-    viewers and more, and answers the holder with it: serializing each whole state was a fifth of a
-    process's time, and building each viewer's copy of a shared view most of what was left."""
+    serialized again); his own parts (requests, balance) each time: a table pushes each version to eight
+    viewers and more, and answers the holder with it (docs/performance.md)."""
     viewer = tables.viewer_of(caller)
     key = str(viewer)
     seen = snap.views_json.get(key)

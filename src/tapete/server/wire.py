@@ -3,10 +3,9 @@ adapters (`psycopg.adapt.Transformer`): what `sql.Store` needs of a connection (
 `fetchone`/`fetchall`/`rowcount`, `pipeline()`, `close`) and nothing more.
 
 psycopg's asyncio connection drives every statement through its Python layers (the cursor, the query
-conversion, the generators, `waiting`) and flushes its pipeline after every statement: about 170 µs of a
-process's CPU per statement on our machines where libpq itself, driven directly, takes 70 µs
-(docs/performance.md, stop 26). A table step sends a few statements hundreds of times a second, so this
-is a third of what a server spends on the database. Here:
+conversion, the generators, `waiting`) and flushes its pipeline after every statement, which costs more
+than libpq's own work on each statement (docs/performance.md); a table step sends a few statements
+hundreds of times a second. Here:
 
 - the connection stays in libpq's pipeline mode: a statement outside a transaction block is followed by
   a Sync (a transaction of its own, as in autocommit); inside `pipeline()` statements are queued and
