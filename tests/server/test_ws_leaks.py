@@ -24,7 +24,7 @@ import websockets
 from tapete.server.api import create_app
 from tapete.server.app import prepare
 from tests.server.conftest import ADMIN_PASSWORD, settings_for
-from tests.server.test_crash import free_port
+from tests.procs import free_port
 
 pytestmark = pytest.mark.usefixtures("fast_hashing")
 
