@@ -23,8 +23,8 @@ import websockets
 
 from tapete.server.api import create_app
 from tapete.server.app import prepare
-from tests.server.conftest import ADMIN_PASSWORD, settings_for
 from tests.procs import free_port
+from tests.server.conftest import ADMIN_PASSWORD, settings_for
 
 pytestmark = pytest.mark.usefixtures("fast_hashing")
 
