@@ -1,5 +1,5 @@
-"""The tables' SQL on the database driver itself: psycopg 3 on PostgreSQL (its libpq binding, through our
-lean asyncio layer `wire`), aiosqlite on the embedded SQLite, below SQLAlchemy. A table step is one short
+"""The tables' SQL on the database driver itself: psycopg 3's asyncio connection on PostgreSQL (in its
+pipeline mode), aiosqlite on the embedded SQLite, below SQLAlchemy. A table step is one short
 transaction of a few statements, taken hundreds of times a second, where SQLAlchemy's asyncio session
 costs several times the statements' own work (measured in docs/performance.md). SQLAlchemy keeps the
 schema (the models, Alembic's migrations) and the people's and the inspector's queries.
@@ -463,12 +463,12 @@ class _Conn:
 
 class Store:
     """A process's connections to the casino's database, for `Tx` transactions. PostgreSQL: a pool of
-    `wire` connections (a statement outside a transaction block is one of its own: each transaction says
-    BEGIN and COMMIT itself); one idle
-    for `PING_AFTER_IDLE_SECONDS` is pinged before use (a dead one is replaced, and the request never sees
-    it); one that fails under a request fails that request whole (`Unavailable`), and every idle one as
-    old as it is dropped (PostgreSQL restarted). SQLite: a few aiosqlite connections (WAL, a busy
-    timeout, foreign keys), whose writes are ordered by the process's writer lock."""
+    psycopg `AsyncConnection`s in autocommit (a statement outside a transaction block is one of its own:
+    each transaction says BEGIN and COMMIT itself); one idle for `PING_AFTER_IDLE_SECONDS` is pinged
+    before use (a dead one is replaced, and the request never sees it); one that fails under a request
+    fails that request whole (`Unavailable`), and every idle one as old as it is dropped (PostgreSQL
+    restarted). SQLite: a few aiosqlite connections (WAL, a busy timeout, foreign keys), whose writes are
+    ordered by the process's writer lock."""
 
     def __init__(self, url: str, size: int = 20) -> None:
         self.url = url
@@ -489,15 +489,12 @@ class Store:
                 import psycopg
                 from psycopg.types.json import set_json_dumps, set_json_loads
 
-                from tapete.server import wire
-
-                made = await psycopg.AsyncConnection.connect(
+                raw = await psycopg.AsyncConnection.connect(
                     self.url.replace("postgres://", "postgresql://", 1), autocommit=True
                 )
-                set_json_dumps(dumps, context=made)
-                set_json_loads(pydantic_core.from_json, context=made)
-                await made.execute("SET TIME ZONE 'UTC'")
-                raw = wire.Connection(made)  # the statements go through our lean layer from here
+                set_json_dumps(dumps, context=raw)
+                set_json_loads(pydantic_core.from_json, context=raw)
+                await raw.execute("SET TIME ZONE 'UTC'")
             else:
                 import aiosqlite
 
