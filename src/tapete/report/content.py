@@ -196,8 +196,15 @@ def blackjack_rules(rules: Any, majestic: bool) -> list[Rule]:
         Rule(
             "Art.13",
             "Black Jack (Ace and a ten-value card as the first two cards) pays 3:2 at once against a 2-9 up; "
-            "against an Ace or a ten it waits for the hole card. With an Ace up a Black Jack is offered "
-            "even money (pago simple) and nothing else.",
+            "against an Ace or a ten it waits for the hole card. With an Ace up a Black Jack may take even "
+            "money (pago simple).",
+        ),
+        Rule(
+            "Art.10, 13",
+            "A box with Black Jack is offered even money (Ace up) and nothing else: even money is the whole "
+            "insurance of a Black Jack, settled at once; the offers come in the order retiro, then "
+            "insurance and even money, then the drawing stage.",
+            True,
         ),
         Rule(
             "Art.9",
@@ -284,16 +291,22 @@ def blackjack_rules(rules: Any, majestic: bool) -> list[Rule]:
             True,
         ),
     ]
-    if majestic:
-        out = [_as_majestic(rule) for rule in out]
-    return out + _money_rules(rules)
+    out += _money_rules(rules)
+    return [_as_majestic(rule) for rule in out] if majestic else out
 
 
 #: Majestic 21's own articles for the rules it shares with Black Jack (its pages end at Art.5f).
-_M21_OWN = {"Art.1h, 3-4": "Art.1g, 2b, 3-4", "Art.5-6": "Art.5", "Art.5e": "Art.5e", "Art.2c, 6": "Art.2c"}
+_M21_OWN = {
+    "Art.1h, 3-4": "Art.1g, 2b, 3-4",
+    "Art.5-6": "Art.5",
+    "Art.5e": "Art.5e",
+    "Art.2c, 6": "Art.2c",
+    "Art.7": "Art.1n, 2a.1",  # seven boxes and the operator's adhesión are on Majestic 21's own pages
+    "Art.2a, 7": "Art.2a, 2e",  # the table and its chips
+}
 #: Black Jack articles Majestic 21 follows by rules.md §4 [A] (no Majestic 21 page holds them).
 _BJ_ONLY = {
-    *("Art.5g", "Art.7", "Art.8", "Art.9", "Art.10", "Art.11", "Art.12", "Art.13", "Art.14"),
+    *("Art.5g", "Art.8", "Art.9", "Art.10", "Art.10, 13", "Art.11", "Art.12", "Art.13", "Art.14"),
     "Settlement",
 }
 
@@ -330,9 +343,9 @@ def baccarat_rules(rules: Any) -> list[Rule]:
         ),
         Rule(
             "Art.11",
-            "A natural 8 or 9 on either side: nobody draws. Punto draws on 0-5, stands on 6-7. If Punto "
-            "stood, Banca draws on 0-5 and stands on 6-7.",
+            "A natural 8 or 9 on either side: nobody draws. Punto draws on 0-5, stands on 6-7.",
         ),
+        Rule("Art.11", "If Punto stood, Banca draws on 0-5 and stands on 6-7 (the page is missing).", True),
         Rule(
             "Art.11",
             "If Punto drew a third card worth x: Banca 0-2 draws; 3 draws unless x = 8; 4 draws on x = 2-7; "
