@@ -647,7 +647,9 @@ def test_art5g_burn_leaves_cards_in_front_of_the_cut_card(game: str) -> None:
     assert load_rules(game, {"burn": 271, "cut_card_depth": 40}).burn == 271
 
 
-def test_art9_retiro_cannot_be_switched_off_at_a_regulation_table(game: str) -> None:
+def test_art9_retiro_cannot_be_switched_off_at_a_regulation_table() -> None:
+    """Black Jack only: Art.9 grants the retiro; no Majestic 21 page does (tests/test_engine_readings.py)."""
+    game = "blackjack"
     err = refused(["Ts"] * 6, [bet(1, "ana", 100)], rules={"surrender": False}, game=game)
     assert err.code == "invalid_rules"
     rules = load_rules(game, {"surrender": False}, regulation=False)

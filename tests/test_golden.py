@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tapete.rules.showdown import SHOWDOWN_PAYTABLE
 from tapete.scenario import run, run_file
 from tests.golden.make_random_rounds import output_digest
 
@@ -24,16 +25,23 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 #: Keys an intended change added to round_started (issue 10: schema and engine version).
 ADDED_TO_ROUND_STARTED = ("schema", "engine")
-#: Settings an intended change added to a game's rules, as round_started lists them while unset (stop 20:
-#: the Empate's own limits, rules.md §0 [A]): an unset one is the table's limit, as before.
-ADDED_TO_RULES = {"punto_y_banca": ("empate_min", "empate_max")}
+#: Settings an intended change added to a game's rules, with the value round_started lists while they keep
+#: the old behaviour (stop 20: the Empate's own limits, rules.md §0 [A], unset = the table's limit; issue
+#: 31: `dealer_completes_hand` false = the old dealer, Showdown's `paytable` = Art.11's figures).
+ADDED_TO_RULES: dict[str, dict[str, Any]] = {
+    "punto_y_banca": {"empate_min": None, "empate_max": None},
+    "blackjack": {"dealer_completes_hand": False},
+    "majestic_21": {"dealer_completes_hand": False},
+    "showdown_poker": {"paytable": dict(SHOWDOWN_PAYTABLE)},
+}
 #: Keys an intended change added to the error object (issue 10: what a client in another language needs).
 ADDED_TO_ERRORS = ("key", "params")
 
 
 def normalise(out: dict[str, Any]) -> dict[str, Any]:
     """The output without what was added on purpose (issue 10: round_started's schema and engine, an
-    error's message id and params; stop 20: the Empate's limits among the rules while unset)."""
+    error's message id and params; stop 20 and issue 31: settings added to the rules while they keep the
+    old behaviour)."""
     if isinstance(out.get("error"), dict):
         return {"error": {k: v for k, v in out["error"].items() if k not in ADDED_TO_ERRORS}}
     events = out.get("events")
@@ -45,7 +53,7 @@ def normalise(out: dict[str, Any]) -> dict[str, Any]:
             ev = {k: v for k, v in ev.items() if k not in ADDED_TO_ROUND_STARTED}
             added = ADDED_TO_RULES.get(ev.get("game", ""), ())
             if isinstance(ev.get("rules"), dict) and added:
-                ev["rules"] = {k: v for k, v in ev["rules"].items() if k not in added or v is not None}
+                ev["rules"] = {k: v for k, v in ev["rules"].items() if k not in added or v != added[k]}
         fixed.append(ev)
     return {**out, "events": fixed}
 

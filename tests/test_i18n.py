@@ -137,7 +137,7 @@ def test_layout_phrases_are_the_words_the_tables_always_printed() -> None:
 def test_every_poker_hand_category_has_its_name_in_both_languages() -> None:
     for lang in LANGUAGES:
         names = {cat.key: Translator(lang)(f"sd.category.{cat.key}") for cat in Category}
-        assert len(names) == 10 and not [n for n in names.values() if n.startswith("sd.")], names
+        assert len(names) == 11 and not [n for n in names.values() if n.startswith("sd.")], names
     assert Translator("es")("sd.category.four_of_a_kind") == "póker"  # Art.11's word
     assert Translator("en")("sd.category.straight") == "straight"
 
@@ -147,39 +147,40 @@ HOUSE_RULES_ES = (
     "Reglas de la casa · Showdown Póker",
     "Apuesta: de 100 a 100000. Incrementos Nº1 y Nº2 iguales a la apuesta; el Nº2 solo si hizo el Nº1 "
     "(Art.9).",
-    "Cambio de cartas: de 0 a 3 de sus tres cartas, una sola vez (Art.9.2).",
+    "Cambio de cartas: de 0 a 3 de sus tres cartas, una sola vez (Art.9.2; cuántas: regla de la casa [A]).",
     "Mano final: sus tres cartas y las dos comunitarias. Menos de un par de J pierde; par de J, Q, K o A "
     "empata; paga sobre la apuesta y cada incremento (Art.11): escalera real 250 a 1, escalera de color 100 "
     "a 1, póker 25 a 1, full 9 a 1, color 7 a 1, escalera simple 5 a 1, trío 3 a 1, dos pares 2 a 1.",
     "Esta mesa no tiene pago máximo (Art.12).",
-    "Pot bet (regla de la casa): cada jugador coloca 100 en un pozo común. Lo gana la mejor mano final de "
-    "la mesa; si hay empate se reparte por igual y la unidad indivisible va al primer asiento a la "
+    "Pot bet (regla de la casa [A]): cada jugador coloca 100 en un pozo común. Lo gana la mejor mano final "
+    "de la mesa; si hay empate se reparte por igual y la unidad indivisible va al primer asiento a la "
     "izquierda del dealer. La casa cobra 5% del pozo completo (lo que se paga se redondea hacia abajo). Con "
     "un solo jugador en la mesa, el pot bet se devuelve.",
-    "Bono (regla de la casa, opcional, de 100 a 100000): paga según la mano final: escalera real 1000 a 1, "
-    "escalera de color 200 a 1, póker 50 a 1, full 11 a 1, color 8 a 1, escalera simple 5 a 1; manos "
+    "Bono (regla de la casa [A], opcional, de 100 a 100000): paga según la mano final: escalera real 1000 a "
+    "1, escalera de color 200 a 1, póker 50 a 1, full 11 a 1, color 8 a 1, escalera simple 5 a 1; manos "
     "menores pierden. No entra en el pago máximo.",
 )
 HOUSE_RULES_EN_IN_SOLES = (
     "House rules · Showdown Poker",
     "Bet: S/ 1.00 to S/ 1,000.00. Raises Nº1 and Nº2 equal the bet; Nº2 only after Nº1 (Art.9).",
-    "Exchange: 0 to 3 of your three cards, once (Art.9.2).",
+    "Exchange: 0 to 3 of your three cards, once (Art.9.2; how many: house rule [A]).",
     "Final hand: your three cards and the two community cards. Below a pair of jacks loses; a pair of J, Q, "
     "K or A pushes; paid on the bet and on each raise (Art.11): royal flush 250 to 1, straight flush 100 to "
     "1, four of a kind 25 to 1, full house 9 to 1, flush 7 to 1, straight 5 to 1, three of a kind 3 to 1, "
     "two pair 2 to 1.",
     "This table has no payout limit (Art.12).",
-    "Pot bet (house rule): every player puts S/ 1.00 into a common pot. The best final hand at the table "
+    "Pot bet (house rule [A]): every player puts S/ 1.00 into a common pot. The best final hand at the table "
     "wins it; a tie splits it equally and the indivisible unit goes to the first seat on the dealer's left. "
     "The house keeps 5% of the whole pot (what is paid is rounded down). With one player at the table the "
     "pot bet is returned.",
-    "Bonus (house rule, optional, S/ 1.00 to S/ 1,000.00): pays on the final hand: royal flush 1000 to 1, "
-    "straight flush 200 to 1, four of a kind 50 to 1, full house 11 to 1, flush 8 to 1, straight 5 to 1; "
+    "Bonus (house rule [A], optional, S/ 1.00 to S/ 1,000.00): pays on the final hand: royal flush 1000 to "
+    "1, straight flush 200 to 1, four of a kind 50 to 1, full house 11 to 1, flush 8 to 1, straight 5 to 1; "
     "lower hands lose. Not subject to the payout limit.",
 )
 
 
 def test_house_rules_of_showdown_are_the_text_the_table_always_showed() -> None:
+    """The same text, with every [A] marked as a house rule (issue 31)."""
     rules = load_rules("showdown_poker", {})
     assert house_rules_lines(rules, "es") == HOUSE_RULES_ES
     assert house_rules_text(rules, "en", currency="PEN") == "\n".join(HOUSE_RULES_EN_IN_SOLES)
@@ -188,7 +189,7 @@ def test_house_rules_of_showdown_are_the_text_the_table_always_showed() -> None:
 def test_house_rules_say_a_bonus_that_pays_nothing_and_games_without_house_rules_have_none() -> None:
     rules = load_rules("showdown_poker", {"bonus_paytable": {}})
     assert house_rules_lines(rules, "es")[-1].startswith(
-        "Bono (regla de la casa, opcional, de 100 a 100000): "
+        "Bono (regla de la casa [A], opcional, de 100 a 100000): "
         "paga según la mano final: nada; manos menores pierden."
     )
     assert "pays on the final hand: nothing; lower hands lose" in house_rules_text(rules, "en")

@@ -107,7 +107,8 @@ def test_random_pairs_compare_as_pokerkit(all_hands: np.ndarray, all_strengths: 
 
 def test_pokerkit_on_one_hand_of_each_category(all_hands: np.ndarray, all_strengths: np.ndarray) -> None:
     cats = all_strengths >> poker.CATEGORY_SHIFT
-    reps = [int(np.flatnonzero(cats == c)[0]) for c in Category]
+    one_deck = [c for c in Category if c is not Category.FIVE_OF_A_KIND]  # five of a kind needs two decks
+    reps = [int(np.flatnonzero(cats == c)[0]) for c in one_deck]
     hands = [StandardHighHand("".join(NAMES[int(c)] for c in all_hands[i])) for i in reps]
     assert all(hands[k] < hands[k + 1] for k in range(len(hands) - 1))
 

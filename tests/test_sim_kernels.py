@@ -338,3 +338,23 @@ def test_plans_refuse_what_the_table_would() -> None:
         make_plan("showdown_poker", {"decks": 2})
     with pytest.raises(InvalidRules):
         make_plan("blackjack", {"decks": 2})
+
+
+def test_art14_kernels_with_dealer_completes_hand_are_the_engine_round_by_round() -> None:
+    """Issue 31: with `dealer_completes_hand` the dealer draws to 17 after every box has busted, so the
+    kernel takes the same cards from the shoe as the engine, round after round (Majestic 21 without the
+    retiro, which it may switch off, too)."""
+    check = cross_check(make_plan("blackjack", {"dealer_completes_hand": True}, seats=1), 3000, seed=20)
+    _assert_agrees(check, 3000, {"blackjack", "surrender"})
+    settings = {"dealer_completes_hand": True, "surrender": False}
+    check = cross_check(make_plan("majestic_21", settings, seats=2), 2000, seed=21)
+    _assert_agrees(check, 2000, {"insurance_won"})
+    assert "surrender" not in check.actions
+
+
+def test_art12_showdown_kernel_pays_by_the_tables_paytable() -> None:
+    """Issue 31: the kernel settles the bet by the table's paytable (Art.11's figures or more), as the
+    engine does, and plays the analysis made for that paytable."""
+    plan = make_plan("showdown_poker", {"max_exchange": 1, "paytable": {"flush": 40, "two_pair": 3}}, seats=3)
+    check = cross_check(plan, 2000, seed=22)
+    _assert_agrees(check, 2000, {"increment_2"})

@@ -312,7 +312,9 @@ def house_rules_lines(
     """The house's own rules a table shows its players, title first, in `lang`; () for a game with none.
 
     Showdown Póker's pot and bonus (rules.md §3 [A]: both "must be visible in the rules shown to
-    players"), with its limits, the exchange, the Art.11 paytable and the Art.12 payout limit. Amounts
+    players"), with its limits, the exchange, the table's paytable (Art.11's or more, Art.12), the Art.12
+    payout limit and, with more than one deck, how equal cards rank (rules.md §0 [A]). Every [A] is
+    marked as a house rule, never as the regulation's text. Amounts
     are in the table's money unit, or shown in `currency` (``PEN`` → ``S/ 1.00``).
     """
     # Imported here: the Showdown round loads the poker evaluator (numpy, numba), which a language module
@@ -337,7 +339,12 @@ def house_rules_lines(
         tr("sd.house.title"),
         tr("sd.house.bet", min=money(rules.table_min), max=money(rules.table_max)),
         tr("sd.house.exchange", max=rules.max_exchange),
-        tr("sd.house.final_hand", pays=pays(SHOWDOWN_PAYTABLE)),
+        (
+            tr("sd.house.final_hand", pays=pays(SHOWDOWN_PAYTABLE))
+            if rules.pays == SHOWDOWN_PAYTABLE
+            else tr("sd.house.final_hand_more", pays=pays(rules.pays))
+        ),
+        *((tr("sd.house.decks", decks=rules.decks),) if rules.decks > 1 else ()),
         tr("sd.house.no_payout_limit") if limit is None else tr("sd.house.payout_limit", limit=money(limit)),
         tr("sd.house.pot", pot=money(rules.pot_amount), pct=rules.pot_commission_percent),
         tr(

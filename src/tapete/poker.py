@@ -74,6 +74,8 @@ class Category(IntEnum):
     FOUR_OF_A_KIND = 7
     STRAIGHT_FLUSH = 8
     ROYAL_FLUSH = 9
+    #: only with more than one deck (rules.md §0 [A]): above a royal flush, paid as one
+    FIVE_OF_A_KIND = 10
 
     @property
     def key(self) -> str:
@@ -81,8 +83,9 @@ class Category(IntEnum):
         return self.name.lower()
 
 
-#: Number of distinct five-card hands of each category in one 52-card deck.
+#: Number of distinct five-card hands of each category in one 52-card deck (no five of a kind there).
 CATEGORY_COUNTS: dict[Category, int] = {
+    Category.FIVE_OF_A_KIND: 0,
     Category.ROYAL_FLUSH: 4,
     Category.STRAIGHT_FLUSH: 36,
     Category.FOUR_OF_A_KIND: 624,
@@ -132,7 +135,10 @@ def _pack(cat: Category, ranks: Sequence[int]) -> int:
 def strength_of_ranks(ranks: Sequence[int], flush: bool) -> int:
     """The strength of five cards from their poker ranks (deuce = 0 … ace = 12) and whether they are suited.
 
-    This is the single definition of hand order; the bulk tables are filled from it.
+    This is the single definition of hand order; the bulk tables are filled from it. With more than one
+    deck a hand may hold equal cards (rules.md §0 [A]): five of a kind ranks above a royal flush; a flush
+    holding a pair is still a flush, its five cards compared from the highest (pair included); a hand is
+    always the best category its cards make (with three or more decks a suited full house is a full house).
     """
     counts = Counter(ranks)
     # Ranks by (multiplicity, rank) descending: the order in which they break ties.
@@ -146,6 +152,8 @@ def strength_of_ranks(ranks: Sequence[int], flush: bool) -> int:
             straight_top = distinct[0]
         elif tuple(distinct) == _WHEEL:
             straight_top = FIVE  # A-2-3-4-5: the ace plays low, the hand is five-high
+    if shape[0] == 5:
+        return _pack(Category.FIVE_OF_A_KIND, order)
     if straight_top >= 0 and flush:
         if straight_top == ACE:
             return _pack(Category.ROYAL_FLUSH, [ACE])
@@ -154,8 +162,8 @@ def strength_of_ranks(ranks: Sequence[int], flush: bool) -> int:
         return _pack(Category.FOUR_OF_A_KIND, order)
     if shape[:2] == [3, 2]:
         return _pack(Category.FULL_HOUSE, order)
-    if flush:
-        return _pack(Category.FLUSH, distinct)
+    if flush:  # all five cards, high to low: a pair in a flush counts twice (A A K Q J beats A K Q J 9)
+        return _pack(Category.FLUSH, sorted(ranks, reverse=True))
     if straight_top >= 0:
         return _pack(Category.STRAIGHT, [straight_top])
     if shape[0] == 3:
@@ -196,6 +204,8 @@ def describe(strength: int) -> str:
     cat = category(strength)
     r = significant_ranks(strength)
     sym = [_SYMBOL[x] for x in r]
+    if cat is Category.FIVE_OF_A_KIND:
+        return f"five {_PLURAL[r[0]]}"
     if cat is Category.ROYAL_FLUSH:
         return "royal flush"
     if cat is Category.STRAIGHT_FLUSH:

@@ -453,9 +453,14 @@ class RoundBase:
         if type(card) is not int or not 0 <= card < 52:
             raise BadCards(f"{card!r} is not a card", key="err.cards.not_a_card", card=repr(card))
         if step.exposed and not self._may_expose(p):  # type: ignore[arg-type]
-            raise IllegalAction(
-                "only the dealer's second card can be exposed by error (BJ Art.8)", key="err.step.exposed"
-            )
+            self._refuse_exposed()
+
+    def _refuse_exposed(self) -> None:
+        """Refuse a card exposed where no exposure is allowed, quoting the game's own pages (Majestic 21
+        overrides it: it never quotes Black Jack's articles as its own)."""
+        raise IllegalAction(
+            "only the dealer's second card can be exposed by error (BJ Art.8)", key="err.step.exposed"
+        )
 
     def _may_expose(self, step: CardStep) -> bool:
         """HOOK: whether the pending card may arrive exposed by error (Black Jack's hole card)."""

@@ -761,7 +761,8 @@ class BlackjackRound(RoundBase):
 
     def _dealer_turn(self) -> None:
         """Art.13-14: the hole card is turned, insurance settled; on a dealer Black Jack the original bets
-        only; else the dealer draws to 17 while some hand's result depends on his total."""
+        only; else the dealer draws to 17 while some hand's result depends on his total [A], or always
+        with `dealer_completes_hand`."""
         dealer = self.dealer
         self.hole_turned = True
         self._emit({"type": "hole_card", "card": NAMES[dealer[1]]})
@@ -802,9 +803,11 @@ class BlackjackRound(RoundBase):
                     if not h.settled:
                         live = True
                         break
-        self._live = live
+        # rules.md §1 [A]: he draws only while a result depends on his total, unless the operator has him
+        # complete his hand by Art.14 whatever the boxes hold (`dealer_completes_hand`)
+        self._live = live or self.rules.dealer_completes_hand
         total = hand_total(dealer)[0]
-        if live and total < 17:  # Art.14: draw on 16 or less, stand on 17 or more (soft 17 too)
+        if self._live and total < 17:  # Art.14: draw on 16 or less, stand on 17 or more (soft 17 too)
             self.pending = _dealer_step(2)
             self._want = _DEALER
             return

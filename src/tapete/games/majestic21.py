@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from tapete.cards import BJ_VALUE, Card
+from tapete.errors import IllegalAction
 from tapete.games.blackjack import BlackjackRound, is_ten
 from tapete.money import EVEN, THREE_TO_TWO, TWO_TO_ONE, Ratio
 from tapete.rules.blackjack import BlackjackRules, Majestic21Rules
@@ -66,6 +67,14 @@ class Majestic21Round(BlackjackRound):
         if isinstance(rules, Majestic21Rules):
             return rules.side_limits
         return rules.table_min, rules.table_max
+
+    def _refuse_exposed(self) -> None:
+        """No Majestic 21 page has Black Jack's Art.8: the deal follows Black Jack by rules.md §4 [A]."""
+        raise IllegalAction(
+            "only the dealer's second card can be exposed by error (rules.md §4 [A]: Majestic 21 deals as "
+            "Black Jack does)",
+            key="err.step.exposed_m21",
+        )
 
     def _after_deal(self) -> None:
         """Art.1a: every box now has its first two cards; settle its side bets, seat by seat."""

@@ -17,7 +17,7 @@ Every decision is an offer: silence declines it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
@@ -108,8 +108,9 @@ def _strength(ranks: tuple[int, ...], flush: bool) -> int:
 
 
 def hand_strength(cards: Sequence[Card]) -> int:
-    """The strength of five cards of one deck, as `tapete.poker.evaluate5` defines it, memoised on the
-    sorted ranks and the flush flag (a hand's order depends on nothing else)."""
+    """The strength of five cards of the pack, as `tapete.poker.strength_of_ranks` defines it (with more
+    than one deck equal cards may meet: five of a kind, a flush holding a pair), memoised on the sorted
+    ranks and the flush flag (a hand's order depends on nothing else)."""
     suit = cards[0] % 4
     flush = all(c % 4 == suit for c in cards)
     return _strength(tuple(sorted(POKER_RANK[c] for c in cards)), flush)
@@ -118,21 +119,28 @@ def hand_strength(cards: Sequence[Card]) -> int:
 describe_strength = cache(describe)
 
 
-def hand_outcome(strength: int) -> tuple[str, int]:
+def paid_as(cat: Category) -> str:
+    """The paytable entry a category is paid by: five of a kind (more than one deck) as a royal flush
+    (rules.md §0 [A]), every other category as itself."""
+    return "royal_flush" if cat is Category.FIVE_OF_A_KIND else cat.key
+
+
+def hand_outcome(strength: int, pays: Mapping[str, int] = SHOWDOWN_PAYTABLE) -> tuple[str, int]:
     """Art.10-11: ("lose", 0) below a pair of jacks, ("push", 0) for a pair of J/Q/K/A, else
-    ("win", N) paying N to 1 on the bet and on each increment."""
+    ("win", N) paying N to 1 on the bet and on each increment, N from the table's paytable `pays`
+    (Art.11's figures or more, Art.12)."""
     cat = category(strength)
     if cat is Category.HIGH_CARD:
         return "lose", 0
     if cat is Category.PAIR:
         return ("push", 0) if significant_ranks(strength)[0] >= JACK else ("lose", 0)
-    return "win", SHOWDOWN_PAYTABLE[cat.key]
+    return "win", pays[paid_as(cat)]
 
 
 def bonus_ratio(rules: ShowdownRules, strength: int) -> int:
     """The bonus's N to 1 for a final hand (rules.md [A]: operator paytable; 0 = loses). A royal flush
-    the paytable does not name is paid as the straight flush it also is."""
-    key = category(strength).key
+    the paytable does not name is paid as the straight flush it also is; five of a kind as a royal."""
+    key = paid_as(category(strength))
     table = rules.bonus_paytable
     if key == "royal_flush" and key not in table:
         key = "straight_flush"
@@ -574,7 +582,7 @@ class ShowdownRound(RoundBase):
         seats = self.seats
         for s in seats:  # Art.9.6: the dealer checks every hand, from one end to the other
             s.strength = hand_strength(self.final_cards(s))
-            s.outcome, s.ratio = hand_outcome(s.strength)
+            s.outcome, s.ratio = hand_outcome(s.strength, self.rules.pays)
             if s.outcome == "win":
                 s.winnings = winnings(s.stake, Ratio(s.ratio))[0]
             self._emit(

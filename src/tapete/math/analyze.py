@@ -124,6 +124,7 @@ def _showdown(rules: CommonRules, progress: ProgressFn | None) -> dict[str, Any]
 
     result = analyze_showdown(
         max_exchange=int(getattr(rules, "max_exchange", 3)),
+        paytable=getattr(rules, "pays", None),  # Art.11's figures or the operator's higher ones (Art.12)
         bonus_paytable=getattr(rules, "bonus_paytable", None),
         pot_commission_percent=int(getattr(rules, "pot_commission_percent", 5)),
         progress=progress,

@@ -68,7 +68,7 @@ class ShowdownFace(TableFace):
         def many(x: int) -> str:
             return tr(f"sd.ranks.{x}")
 
-        if cat in (Category.PAIR, Category.THREE_OF_A_KIND, Category.FOUR_OF_A_KIND):
+        if cat in (Category.PAIR, Category.THREE_OF_A_KIND, Category.FOUR_OF_A_KIND, Category.FIVE_OF_A_KIND):
             return tr(f"sd.hand.{cat.key}", p1=many(r[0]))
         if cat in (Category.TWO_PAIR, Category.FULL_HOUSE):
             return tr(f"sd.hand.{cat.key}", p1=many(r[0]), p2=many(r[1]))

@@ -196,15 +196,23 @@ def blackjack_rules(rules: Any, majestic: bool) -> list[Rule]:
         Rule(
             "Art.13",
             "Black Jack (Ace and a ten-value card as the first two cards) pays 3:2 at once against a 2-9 up; "
-            "against an Ace or a ten it waits for the hole card. With an Ace up a Black Jack is offered "
-            "even money (pago simple) and nothing else.",
+            "against an Ace or a ten it waits for the hole card. With an Ace up a Black Jack may take even "
+            "money (pago simple).",
+        ),
+        Rule(
+            "Art.10, 13",
+            "A box with Black Jack is offered even money (Ace up) and nothing else: even money is the whole "
+            "insurance of a Black Jack, settled at once; the offers come in the order retiro, then "
+            "insurance and even money, then the drawing stage.",
+            True,
         ),
         Rule(
             "Art.9",
             "Retiro (surrender): offered after the deal to every box in seat order, not against an Ace; the "
             "player loses half the bet; final even if the dealer then shows Black Jack. "
-            + ("Offered at this table." if rules.surrender else "NOT offered at this table."),
-            False,
+            + ("Offered at this table." if rules.surrender else "NOT offered at this table.")
+            + (" No Majestic 21 page grants it: an operator setting, on by default." if majestic else ""),
+            majestic,
         ),
         Rule(
             "Art.10",
@@ -233,7 +241,8 @@ def blackjack_rules(rules: Any, majestic: bool) -> list[Rule]:
         Rule(
             "Art.11",
             f"Split (separación) of two cards of equal value (K-10 too), a second bet equal to the first; "
-            f"up to {splits} split(s) per box ({splits + 1} hands); each hand completed in turn, its second "
+            f"up to {splits} split(s) per box ({splits + 1} hands), the operator's maximum (at least 1, "
+            "default 3); each hand completed in turn, its second "
             "card dealt when its turn comes; split Aces receive one card each; a split hand that busts "
             "loses at once.",
             True,
@@ -258,8 +267,16 @@ def blackjack_rules(rules: Any, majestic: bool) -> list[Rule]:
         Rule(
             "Art.14",
             "The dealer serves each box in turn, one card at a time; then turns his hole card and draws on "
-            "16 or less, stands on 17 or more (soft 17 included), drawing only while a hand waits for his "
-            "total.",
+            "16 or less, stands on 17 or more (soft 17 included).",
+        ),
+        Rule(
+            "Art.14",
+            "The dealer completes his hand to 17 whatever the boxes hold, and those cards are the round's "
+            "(operator setting)."
+            if rules.dealer_completes_hand
+            else "The dealer draws only while a hand waits for his total: once every hand has busted, "
+            "retired or been paid he stops (operator setting: complete the hand).",
+            True,
         ),
         Rule(
             "Settlement",
@@ -274,7 +291,34 @@ def blackjack_rules(rules: Any, majestic: bool) -> list[Rule]:
             True,
         ),
     ]
-    return out + _money_rules(rules)
+    out += _money_rules(rules)
+    return [_as_majestic(rule) for rule in out] if majestic else out
+
+
+#: Majestic 21's own articles for the rules it shares with Black Jack (its pages end at Art.5f).
+_M21_OWN = {
+    "Art.1h, 3-4": "Art.1g, 2b, 3-4",
+    "Art.5-6": "Art.5",
+    "Art.5e": "Art.5e",
+    "Art.2c, 6": "Art.2c",
+    "Art.7": "Art.1n, 2a.1",  # seven boxes and the operator's adhesión are on Majestic 21's own pages
+    "Art.2a, 7": "Art.2a, 2e",  # the table and its chips
+}
+#: Black Jack articles Majestic 21 follows by rules.md §4 [A] (no Majestic 21 page holds them).
+_BJ_ONLY = {
+    *("Art.5g", "Art.8", "Art.9", "Art.10", "Art.10, 13", "Art.11", "Art.12", "Art.13", "Art.14"),
+    "Settlement",
+}
+
+
+def _as_majestic(rule: Rule) -> Rule:
+    """A Black Jack rule as a Majestic 21 table shows it: under Majestic 21's own article where its pages
+    have one, else as Black Jack's article followed by rules.md §4 [A], never as Majestic 21's text."""
+    if rule.article in _M21_OWN:
+        return Rule(_M21_OWN[rule.article], rule.text, rule.assumed)
+    if rule.article in _BJ_ONLY:
+        return Rule(f"§4 (BJ {rule.article})", rule.text, True)
+    return rule
 
 
 def baccarat_rules(rules: Any) -> list[Rule]:
@@ -299,9 +343,9 @@ def baccarat_rules(rules: Any) -> list[Rule]:
         ),
         Rule(
             "Art.11",
-            "A natural 8 or 9 on either side: nobody draws. Punto draws on 0-5, stands on 6-7. If Punto "
-            "stood, Banca draws on 0-5 and stands on 6-7.",
+            "A natural 8 or 9 on either side: nobody draws. Punto draws on 0-5, stands on 6-7.",
         ),
+        Rule("Art.11", "If Punto stood, Banca draws on 0-5 and stands on 6-7 (the page is missing).", True),
         Rule(
             "Art.11",
             "If Punto drew a third card worth x: Banca 0-2 draws; 3 draws unless x = 8; 4 draws on x = 2-7; "
@@ -330,7 +374,8 @@ def showdown_rules(rules: Any) -> list[Rule]:
     from tapete.games.showdown import bonus_limits
     from tapete.rules.showdown import SHOWDOWN_PAYTABLE
 
-    pays = ", ".join(f"{k.replace('_', ' ')} {v}:1" for k, v in SHOWDOWN_PAYTABLE.items())
+    pays = ", ".join(f"{k.replace('_', ' ')} {v}:1" for k, v in rules.pays.items())
+    above = rules.pays != SHOWDOWN_PAYTABLE
     bonus = ", ".join(f"{k.replace('_', ' ')} {v}:1" for k, v in rules.bonus_paytable.items())
     lo, hi = bonus_limits(rules)
     limit = (
@@ -339,7 +384,7 @@ def showdown_rules(rules: Any) -> list[Rule]:
         else "no payout limit"
     )
     return [
-        Rule("Art.7", f"One deck of 52 cards ({rules.decks} deck(s) at this table).", rules.decks == 1),
+        Rule("Art.7", f"One deck of 52 cards ({rules.decks} deck(s) at this table; operator: 1 to 8).", True),
         Rule("Art.7", "The deck is shuffled (CSPRNG, Fisher-Yates) and cut, one-handed, before every round."),
         Rule("Art.7", f"{rules.burn} card(s) burned after the cut (the article names no burn).", True),
         Rule(
@@ -366,7 +411,26 @@ def showdown_rules(rules: Any) -> list[Rule]:
         Rule(
             "Art.10-11",
             "Final hand: the player's three cards and the two community cards. Below a pair of jacks loses; "
-            f"a pair of J, Q, K or A pushes; paid on the bet and on each increment: {pays}.",
+            f"a pair of J, Q, K or A pushes; paid on the bet and on each increment: {pays}"
+            + (
+                " (the operator pays more than Art.11's figures, which Art.12 calls the minimum)."
+                if above
+                else "."
+            ),
+        ),
+        *(
+            [
+                Rule(
+                    "§0",
+                    f"With more than one deck ({rules.decks} at this table) a hand may hold equal cards: "
+                    "five of a kind ranks above a royal flush and is paid as one (bet, increments and "
+                    "bonus); a flush holding a pair is still a flush, its five cards compared from the "
+                    "highest.",
+                    True,
+                )
+            ]
+            if rules.decks > 1
+            else []
         ),
         Rule(
             "Art.12-13",
@@ -386,7 +450,7 @@ def showdown_rules(rules: Any) -> list[Rule]:
         Rule(
             "§3 bonus",
             f"Bonus ({_money(lo)} to {_money(hi)}): pays on the final hand by the operator's paytable: "
-            f"{bonus}; lower hands lose.",
+            f"{bonus}; lower hands lose (each entry 1 to 100000 to 1).",
             True,
         ),
         Rule("§3", "Hands rank as in standard poker: kickers break ties, A-2-3-4-5 is the lowest straight."),
@@ -509,17 +573,17 @@ def _pays(x: Fraction) -> str:
 
 def _showdown_figures(rules: Any, bets: dict[str, Any]) -> list[BetFigures]:
     from tapete.math.showdown import OUTCOMES, analyze_showdown
-    from tapete.rules.showdown import SHOWDOWN_PAYTABLE
     from tapete.sim.kernels.showdown import bonus_vector
 
     a = analyze_showdown(
         max_exchange=rules.max_exchange,
+        paytable=rules.pays,
         bonus_paytable=rules.bonus_paytable,
         pot_commission_percent=rules.pot_commission_percent,
     )
     bet = bets["bet"]
     names = {o: o.replace("_", " ") for o in OUTCOMES}
-    bet_pays = {o: f"{SHOWDOWN_PAYTABLE[o]}:1" for o in OUTCOMES if o in SHOWDOWN_PAYTABLE}
+    bet_pays = {o: f"{n}:1" for o, n in rules.pays.items() if o in OUTCOMES}
     bet_pays.update({"high_card": "loses", "low_pair": "loses", "high_pair": "push"})
     vec = bonus_vector(dict(rules.bonus_paytable))
     bonus_net = {o: Fraction(int(vec[i])) for i, o in enumerate(OUTCOMES)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Annotated, ClassVar
 
 from pydantic import Field
@@ -20,6 +21,9 @@ SHOWDOWN_PAYTABLE: dict[str, int] = {
     "straight_flush": 100,
     "royal_flush": 250,
 }
+
+#: rules.md §3: a paytable entry (Art.11-12's minimum or more, the bonus's 1 or more) pays at most this to 1.
+MAX_PAYOUT_RATIO = 100_000
 
 #: Art.8: at most seven players, one position each (three cards each, two community cards, exchanges).
 SEATS = 7
@@ -48,10 +52,21 @@ class ShowdownRules(CommonRules):
     pot_commission_percent: int = Field(5, ge=0, le=100, description="house commission on the pot [A: 5]")
     payout_limit: int | None = Field(None, gt=0, description="Art.12: table payout limit, null = none")
     max_exchange: int = Field(3, ge=0, le=3, description="Art.9.2: cards a player may exchange [A: 3]")
+    paytable: dict[str, int] = Field(
+        default_factory=lambda: dict(SHOWDOWN_PAYTABLE),
+        description="Art.11-12: N to 1 on the bet and each increment, by hand; Art.11's figures are the "
+        "minimum (Art.12), at most 100000; hands not named keep Art.11's",
+    )
     bonus_paytable: dict[str, Annotated[int, Field(gt=0)]] = Field(
         default_factory=lambda: dict(DEFAULT_BONUS_PAYTABLE),
-        description="bonus paytable [A]: N pays N to 1, N above 0 (a bet never loses more than it staked)",
+        description="bonus paytable [A]: N pays N to 1, 1 to 100000 (a bet never loses more than it staked)",
     )
+
+    @cached_property
+    def pays(self) -> dict[str, int]:
+        """The paytable in force on the bet and increments: Art.11's, with the operator's higher figures."""
+        return {**SHOWDOWN_PAYTABLE, **self.paytable}
+
     bonus_min: int | None = Field(None, gt=0, description="least bonus stake [A: table_min]")
     bonus_max: int | None = Field(None, gt=0, description="largest bonus stake [A: table_max]")
 
@@ -88,7 +103,7 @@ class ShowdownRules(CommonRules):
                     most=most,
                 )
             )
-        unknown = set(self.bonus_paytable) - set(SHOWDOWN_PAYTABLE) - {"royal_flush"}
+        unknown = set(self.bonus_paytable) - set(DEFAULT_BONUS_PAYTABLE)
         if unknown:
             out.append(
                 Msg(
@@ -97,4 +112,43 @@ class ShowdownRules(CommonRules):
                     hands=sorted(unknown),
                 )
             )
+        out.extend(self._paytable_violations())
+        return out
+
+    def _paytable_violations(self) -> list[str]:
+        """Art.12 calls Art.11's figures "mínimas": each entry of `paytable` is at least Art.11's and at
+        most 100000 to 1 (rules.md §3); the bonus's (rules.md §3 [A]) 1 to 100000 to 1."""
+        out: list[str] = []
+        unknown = sorted(set(self.paytable) - set(SHOWDOWN_PAYTABLE))
+        if unknown:
+            out.append(
+                Msg(f"paytable names unknown hands: {unknown}", "err.rules.paytable_hands", hands=unknown)
+            )
+        for hand, n in sorted(self.paytable.items()):
+            least = SHOWDOWN_PAYTABLE.get(hand)
+            if least is None:
+                continue
+            if not least <= n <= MAX_PAYOUT_RATIO:
+                out.append(
+                    Msg(
+                        f"paytable {hand}={n}: Art.11-12 pay at least {least} to 1 (the minimum) "
+                        f"and this table at most {MAX_PAYOUT_RATIO} to 1",
+                        "err.rules.paytable",
+                        hand=hand,
+                        n=n,
+                        least=least,
+                        most=MAX_PAYOUT_RATIO,
+                    )
+                )
+        for hand, n in sorted(self.bonus_paytable.items()):
+            if n > MAX_PAYOUT_RATIO:
+                out.append(
+                    Msg(
+                        f"bonus_paytable {hand}={n}: the bonus pays 1 to {MAX_PAYOUT_RATIO} to 1 [A]",
+                        "err.rules.bonus_paytable",
+                        hand=hand,
+                        n=n,
+                        most=MAX_PAYOUT_RATIO,
+                    )
+                )
         return out

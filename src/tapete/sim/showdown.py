@@ -61,10 +61,11 @@ class ShowdownStats:
 
 
 def strategy_for(rules: ShowdownRules) -> ShowdownAnalysis:
-    """The exact analysis for this table's exchange limit, bonus paytable and pot commission (the bet's
-    paytable is fixed by Art.11). Cached per settings by `analyze_showdown`."""
+    """The exact analysis for this table's exchange limit, paytables (the bet's: Art.11's figures or the
+    operator's higher ones, Art.12) and pot commission. Cached per settings by `analyze_showdown`."""
     return analyze_showdown(
         max_exchange=rules.max_exchange,
+        paytable=rules.pays,
         bonus_paytable=rules.bonus_paytable,
         pot_commission_percent=rules.pot_commission_percent,
     )

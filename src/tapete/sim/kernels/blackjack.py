@@ -8,8 +8,9 @@ insurances (Art.10; Majestic 21 Art.2a.2: 2:1 on a ten under an Ace, 10:1 on an 
 box but a Black Jack or a retired one, then each box hand by hand (a split hand's second card when its
 turn comes, split Aces one card each unless the operator allows resplitting them and the holder takes
 the offer, a hand at 21 complete, doubles with one card, busts lost at once), the dealer drawing to 17
-only while a hand waits for his total, and the settlement: dealer Black Jack takes the original bets
-only (extra stakes returned, busted hands stay lost, Black Jacks push), else 1:1 and 3:2.
+only while a hand waits for his total (always, with `dealer_completes_hand`), and the settlement: dealer
+Black Jack takes the original bets only (extra stakes returned, busted hands stay lost, Black Jacks
+push), else 1:1 and 3:2.
 
 The shoe is the engine's (`tapete.shoe.Shoe`): shuffled, cut at least 40 cards from either end, the cut
 card `cut_card_depth` cards from the end, `burn` cards burned; the round during which the cut card
@@ -79,6 +80,7 @@ def play_rounds(
     max_splits: int,
     resplit_aces: bool,
     surrender_on: bool,
+    completes: bool,
     majestic: bool,
     insure: bool,
     full_shoe: bool,
@@ -450,7 +452,7 @@ def play_rounds(
                         if h_status[b, i] != 2:
                             live = True
             d_tot = d_hard + 10 if (d_ace and d_hard <= 11) else d_hard
-            while live and d_tot < 17:
+            while (live or completes) and d_tot < 17:  # rules.md §1: dealer_completes_hand
                 if pos >= size:
                     meta[2] = 1
                     return
@@ -558,6 +560,7 @@ class BlackjackPlan:
     empty: int
     full_shoe: bool = False
     events_names: tuple[str, ...] = EVENTS
+    dealer_completes_hand: bool = False
 
     @property
     def majestic(self) -> bool:
@@ -622,6 +625,7 @@ class BlackjackPlan:
             self.max_splits,
             self.resplit_aces,
             self.surrender,
+            self.dealer_completes_hand,
             self.majestic,
             self.majestic,
             self.full_shoe,

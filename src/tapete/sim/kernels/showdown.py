@@ -510,6 +510,7 @@ def showdown_plan(rules: ShowdownRules, seats: int) -> ShowdownPlan:
         )
     analysis = analyze_showdown(
         max_exchange=rules.max_exchange,
+        paytable=rules.pays,
         bonus_paytable=rules.bonus_paytable,
         pot_commission_percent=rules.pot_commission_percent,
     )

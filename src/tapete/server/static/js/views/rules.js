@@ -38,7 +38,9 @@ function houseLines(game, rules, words) {
     lines.push(t("web.house.splits", { n: rules.max_splits, resplit: yes(rules.resplit_aces) }));
     lines.push(t("web.house.split21"));
     lines.push(t("web.house.settlement"));
+    lines.push(t(rules.dealer_completes_hand ? "web.house.dealer_completes" : "web.house.dealer_draws"));
     if (game === "majestic_21") {
+      lines.push(t("web.house.m21_surrender", { value: yes(rules.surrender) }));
       lines.push(t("m21.side_rules", { min: money(rules.side_bet_min ?? rules.table_min), max: money(rules.side_bet_max ?? rules.table_max) }));
     }
   } else if (game === "punto_y_banca") {
