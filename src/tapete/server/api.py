@@ -320,7 +320,7 @@ def create_app(casino: Casino) -> FastAPI:
         await _refuse_socket(websocket, _malformed_request(exc.errors()))
 
     table_router, lanes = router(casino)
-    routers = [table_router, words.router(casino)]
+    routers = [table_router, words.router(casino, who)]
     stack = app.build_middleware_stack
     app.build_middleware_stack = lambda: FastLane(stack(), casino, lanes)  # type: ignore[method-assign]
     for each in routers:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pydantic_core
 from sqlalchemy import select
@@ -17,9 +17,7 @@ from tapete.games.base import Event
 from tapete.log import GENESIS, canonical
 from tapete.server.models import EventRecord, utcnow
 from tapete.server.sql import Json, Rows, Tx, dumps, q
-
-if TYPE_CHECKING:
-    from tapete.server.tables import TableRow
+from tapete.server.table_row import TableRow
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from datetime import timedelta
+from typing import Any
 
 from tapete.cards import NAMES, Card, parse_card
 from tapete.dealer import DealerEntered
@@ -30,14 +30,14 @@ from tapete.server.accounts import Caller
 from tapete.server.chain import AnyRecord, Record
 from tapete.server.errors import Conflict, Forbidden, InsufficientFunds, NotFound, error_body
 from tapete.server.models import utcnow
+from tapete.server.snapshot import Snapshot
 from tapete.server.sql import Json, Q, Stale, Store, Tx, q
+from tapete.server.table_row import COLUMNS
+from tapete.server.table_row import TableRow as TableRow  # the type the steps take, named here too
 from tapete.session import make_shoe
 from tapete.settlement import round_money
 from tapete.shoe import SecureRandom, Shoe, burn_count, open_shoe, seal_shoe
 from tapete.table import RawBet, check_entry, check_seat, place_bets
-
-if TYPE_CHECKING:
-    from tapete.server.state import Snapshot
 
 #: the server's own settings beside the scenario keys (server.md)
 SERVER_KEYS = ("turn_seconds", "betting_seconds")
@@ -51,43 +51,6 @@ LIVE_PROCEDURES = ("new_pack", "shuffle", "cut", "burn", "deck_change", "cut_car
 
 
 # ------------------------------------------------------------------------------------------ the row
-@dataclass
-class TableRow:
-    """A table's row (`models.CasinoTable`'s columns) as a step reads and changes it: its game, mode and
-    settings, its state version (what pushes are numbered by), its chain's head, the round in play, the
-    timer that may be running."""
-
-    id: int
-    name: str
-    game: str
-    mode: str
-    rules: dict[str, Any]
-    turn_seconds: float | None
-    betting_seconds: float | None
-    status: str
-    status_reason: str | None
-    version: int
-    next_seq: int
-    head_hash: str
-    round_no: int
-    in_round: bool
-    shuffle_no: int
-    deadline_at: datetime | None
-    deadline_kind: str | None
-    deadline_version: int | None
-    pending_shoe_events: dict[str, Any] | None
-    created_at: datetime | None
-
-    def copy(self) -> TableRow:
-        """A copy to change (its columns are values, or JSON replaced whole, never changed in place): a
-        step copies the row four times, and `dataclasses.replace` cost more than the step's engine."""
-        twin = object.__new__(TableRow)
-        twin.__dict__.update(self.__dict__)
-        return twin
-
-
-#: the row's columns, in the dataclass's order (a step writes back those it changed)
-COLUMNS = tuple(TableRow.__dataclass_fields__)
 _JSON_COLUMNS = ("rules", "pending_shoe_events")
 _SELECT_TABLE = f"SELECT {', '.join(COLUMNS)} FROM tables"
 _ROW_TYPES: dict[str, Any] = {

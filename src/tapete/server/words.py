@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from types import SimpleNamespace
 from typing import Annotated, Any, cast
 
@@ -25,6 +26,7 @@ from tapete.games.base import CARD, Round
 from tapete.i18n import LANGUAGES, Money, Translator, catalog, house_rules_lines, layout_lines
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
+from tapete.server.accounts import Caller
 from tapete.server.errors import NotFound
 from tapete.server.models import CasinoTable
 from tapete.server.tables import SERVER_KEYS
@@ -211,10 +213,8 @@ def payouts(table_id: int, game: str, rules: CommonRules, rnd: Round | None) -> 
 
 
 # ------------------------------------------------------------------------------------------ endpoints
-def router(casino: Any) -> APIRouter:
-    """The page's endpoints (additive to server.md's)."""
-    from tapete.server.api import who
-
+def router(casino: Any, who: Callable[..., Awaitable[Caller]]) -> APIRouter:
+    """The page's endpoints (additive to server.md's); `who` is the API's caller dependency."""
     api = APIRouter()
 
     @api.get("/api/i18n/{lang}", tags=["page"])
