@@ -177,9 +177,21 @@ class CardBody(Body):
 
 
 class ProcedureBody(Body):
-    type: StrictStr = Field(description="new_pack | shuffle | cut | burn | deck_change | cut_card")
+    type: StrictStr = Field(
+        description="new_pack | inspect | show | turn | mix | shuffle | cut | load | burn | deck_change"
+        " | cut_card"
+    )
     reason: StrictStr | None = None
-    cards: list[StrictStr] | None = None
+    cards: list[StrictStr] | None = Field(
+        None, description="burn: the burned cards; inspect: the pack as read"
+    )
+    result: StrictStr | None = Field(None, description="inspect: complete | rejected")
+    jokers_removed: BodyInt | None = Field(None, description="inspect: the jokers taken out and counted")
+    by: StrictStr | None = Field(None, description='cut: "dealer" or a player seated at the table')
+    cut_card_depth: BodyInt | None = Field(
+        None, description="cut: cards behind the cut card, 40 to half the pack"
+    )
+    request: BodyInt | None = Field(None, description="deck_change: the deck-change request it answers")
 
 
 class CorrectionBody(Body):
@@ -320,7 +332,9 @@ def create_app(casino: Casino) -> FastAPI:
         await _refuse_socket(websocket, _malformed_request(exc.errors()))
 
     table_router, lanes = router(casino)
-    routers = [table_router, words.router(casino)]
+    from tapete.server import control_api  # it builds on this module's bodies and dependencies
+
+    routers = [table_router, words.router(casino), control_api.router(casino)]
     stack = app.build_middleware_stack
     app.build_middleware_stack = lambda: FastLane(stack(), casino, lanes)  # type: ignore[method-assign]
     for each in routers:
@@ -813,8 +827,9 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
 
     @api.post("/api/tables/{table_id}/procedures", tags=["live"])
     async def post_procedure(table_id: Id, body: ProcedureBody, caller: Who, idem: IdemKey) -> Response:
-        """A control procedure of a live table: new_pack, shuffle, cut, burn, deck_change (with its
-        reason), or cut_card (the cut card came out)."""
+        """A control procedure of a live table, in the regulation's order (conflict naming the expected
+        step otherwise): new_pack, inspect, show, turn, mix, shuffle, cut, load, burn, deck_change (with
+        its reason; naming a request closes it), or cut_card (the cut card came out)."""
         raw = body.model_dump(exclude_none=True)
         return await play(
             table_id, caller, idem, lambda tx, t, rt: tables.procedure(tx, t, rt, caller, raw, casino.key)
