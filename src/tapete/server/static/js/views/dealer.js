@@ -184,6 +184,10 @@ export async function mount(root, args) {
     }
     panel.hidden = false;
     const between = state.phase === "betting";
+    // between rounds the checklist comes before the card entry; during a round, after it
+    const cards = $("#console-cards", root);
+    const want = between ? cards : cards.nextElementSibling;
+    if (panel.nextElementSibling !== want && panel !== want) panel.parentNode.insertBefore(panel, want);
     const due = state.procedures_due || [];
     const requests = state.deck_change_requests || [];
     const next = between ? due[0] : null;
@@ -201,7 +205,9 @@ export async function mount(root, args) {
                   : ""}
               </li>`,
             )}</ol>`
-          : html`<p class="ok" id="procedures-ready">${t("web.dealer.procedures_ready")}</p>`}
+          : between
+            ? html`<p class="ok" id="procedures-ready">${t("web.dealer.procedures_ready")}</p>`
+            : html`<p class="muted">${t("web.dealer.procedures_in_round")}</p>`}
         ${requests.length
           ? html`<h3>${t("web.dealer.requests")}</h3>
             <ul class="requests" id="deck-requests">${requests.map(
