@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tapete.errors import BadCards, BadRequest
+from tapete.errors import BadCards, BadRequest, InvalidRules
 from tapete.games import round_class
 from tapete.procedures import ProcedureOutOfOrder, ProcedureSequence, cut_event, inspect_event
 from tapete.rules import load_rules
@@ -97,9 +97,9 @@ def test_art5e_cut_card_depth_within_40_and_half_the_pack() -> None:
     assert cut_event({"cut_card_depth": 40}, rules, [])["cut_card_depth"] == 40
     assert cut_event({"cut_card_depth": 156}, rules, [])["cut_card_depth"] == 156
     for depth in (30, 39, 157):
-        with pytest.raises(BadRequest) as refused:
+        with pytest.raises(InvalidRules) as refused:
             cut_event({"cut_card_depth": depth}, rules, [])
-        assert refused.value.key == "err.procedures.cut_card_depth"
+        assert refused.value.key == "err.rules.cut_card" and refused.value.params["depth"] == depth
 
 
 def test_art5e_a_cut_by_a_seated_player_or_the_dealer() -> None:

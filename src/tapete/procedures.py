@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tapete.cards import inspect_pack
-from tapete.errors import BadRequest, TapeteError
+from tapete.errors import BadRequest, InvalidRules, TapeteError
 
 Event = dict[str, Any]
 
@@ -243,8 +243,9 @@ def inspect_event(body: Mapping[str, Any], decks: int) -> tuple[Event, bool]:
 def cut_event(body: Mapping[str, Any], rules: Any, seated: Sequence[str]) -> Event:
     """The record of a cut (Art.5e; Showdown Art.7's one-handed cut): who cut — ``"dealer"`` (the
     default) or a player seated at the table — and, at a shoe game, the cards left behind the cut card
-    (the table's `cut_card_depth` by default), within [40, half the pack] (`check_cut_card_depth`)."""
-    from tapete.rules.common import MIN_CUT_CARD_DEPTH, check_cut_card_depth
+    (the table's `cut_card_depth` by default), within [40, half the pack] (`check_cut_card_depth`): a depth
+    outside is invalid_rules, as the same value is in the table's settings."""
+    from tapete.rules.common import check_cut_card_depth
 
     by = body.get("by", "dealer")
     if not isinstance(by, str) or (by != "dealer" and by not in seated):
@@ -269,13 +270,7 @@ def cut_event(body: Mapping[str, Any], rules: Any, seated: Sequence[str]) -> Eve
     if not isinstance(depth, int) or isinstance(depth, bool):
         raise BadRequest("cut_card_depth is a number of cards", key="err.procedures.depth")
     problem = check_cut_card_depth(depth, rules.pack_size)
-    if problem is not None:
-        raise BadRequest(
-            str(problem),
-            key="err.procedures.cut_card_depth",
-            depth=depth,
-            lo=MIN_CUT_CARD_DEPTH,
-            hi=rules.pack_size // 2,
-        )
+    if problem is not None:  # a value the regulation forbids: invalid_rules, as for the table's setting
+        raise InvalidRules(str(problem), key="err.rules.cut_card", depth=depth, hi=rules.pack_size // 2)
     event["cut_card_depth"] = depth
     return event

@@ -85,14 +85,14 @@ def test_art5e_a_cut_card_depth_outside_its_window_or_a_cut_by_someone_not_seate
 ) -> None:
     table = _table(api)
     procedures(api, "dora", table, upto="cut")
-    for body, key in (
-        ({"by": "dealer", "cut_card_depth": 30}, "err.procedures.cut_card_depth"),
-        ({"by": "dealer", "cut_card_depth": 157}, "err.procedures.cut_card_depth"),  # half of 312 is 156
-        ({"by": "bruno"}, "err.procedures.cut_by"),
-        ({"by": "nobody"}, "err.procedures.cut_by"),
+    for body, status, code, key in (
+        ({"by": "dealer", "cut_card_depth": 30}, 422, "invalid_rules", "err.rules.cut_card"),
+        ({"by": "dealer", "cut_card_depth": 157}, 422, "invalid_rules", "err.rules.cut_card"),  # half: 156
+        ({"by": "bruno"}, 400, "bad_request", "err.procedures.cut_by"),
+        ({"by": "nobody"}, 400, "bad_request", "err.procedures.cut_by"),
     ):
         before = snapshot(sql)
-        assert refused(_step(api, table, "cut", **body), 400, "bad_request")["key"] == key, body
+        assert refused(_step(api, table, "cut", **body), status, code)["key"] == key, body
         assert changed(before, snapshot(sql)) == []
     assert api.state("dora", table)["procedures_due"] == ["cut", "load", "burn"]
     api.ok(
