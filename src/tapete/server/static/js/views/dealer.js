@@ -147,6 +147,8 @@ export async function mount(root, args) {
         </select>
         <label for="inspect-jokers">${t("web.dealer.inspect_jokers")}</label>
         <input id="inspect-jokers" type="number" min="0" max="32" value="${fieldValue("#inspect-jokers", "0")}" size="3" />
+        <label for="inspect-reason">${t("web.dealer.inspect_reason")}</label>
+        <input id="inspect-reason" value="${fieldValue("#inspect-reason")}" />
       </div>`;
     }
     if (step === "cut") {
@@ -222,7 +224,7 @@ export async function mount(root, args) {
             ${(due.length ? [] : ANYTIME).map(
               (p) => html`<button type="button" class="btn" id="proc-${p}" data-procedure="${p}" ${between ? "" : html`disabled`}>${t(`web.procedure.${p}`)}</button>`,
             )}
-            <button type="button" class="btn" id="proc-deck_change" data-procedure="deck_change" ${between ? "" : html`disabled`}>${t("web.procedure.deck_change")}</button>
+            ${next === "deck_change" ? "" : html`<button type="button" class="btn" id="proc-deck_change" data-procedure="deck_change" ${between ? "" : html`disabled`}>${t("web.procedure.deck_change")}</button>`}
             <button type="button" class="btn" id="proc-cut_card" data-procedure="cut_card">${t("web.procedure.cut_card")}</button>
           </div>
         </details>
@@ -371,7 +373,7 @@ export async function mount(root, args) {
       link.offer(await api.post(`/api/tables/${tableId}/procedures`, body, { idem: true }));
       messages.procedure = "";
       messages.procedureOk = t("web.dealer.procedure_done", { procedure: t(`web.procedure.${body.type}`) });
-      for (const id of ["#procedure-reason", "#procedure-cards"]) if ($(id, root)) $(id, root).value = "";
+      for (const id of ["#procedure-reason", "#procedure-cards", "#inspect-reason"]) if ($(id, root)) $(id, root).value = "";
     } catch (err) {
       messages.procedure = err.message;
       messages.procedureOk = "";
@@ -396,6 +398,8 @@ export async function mount(root, args) {
     } else if (type === "inspect") {
       body.result = fieldValue("#inspect-result", "complete");
       body.jokers_removed = Number(fieldValue("#inspect-jokers", "0")) || 0;
+      const why = fieldValue("#inspect-reason").trim();
+      if (why) body.reason = why;
     } else if (type === "cut") {
       body.by = fieldValue("#cut-by", "dealer");
       const depth = fieldValue("#cut-depth");
