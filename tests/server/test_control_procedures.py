@@ -171,9 +171,15 @@ def test_art4_deck_change_requests_by_a_seated_player_and_an_inspector_closed_by
     table = _table(api)
     procedures(api, "dora", table)
     path = f"/api/tables/{table}/deck-change-requests"
-    r = api.as_("ana", "POST", path, json={"reason": "the 7 of hearts is bent"})
+    r = api.as_(
+        "ana", "POST", path, json={"reason": "the 7 of hearts is bent"}, headers={"Idempotency-Key": "k"}
+    )
     assert r.status_code == 201, r.text
     ana = r.json()
+    again = api.as_(
+        "ana", "POST", path, json={"reason": "the 7 of hearts is bent"}, headers={"Idempotency-Key": "k"}
+    )
+    assert again.status_code == 201 and again.json() == ana  # a retry asks nothing more
     assert ana["status"] == "open" and isinstance(ana["request"], int)
     r = api.as_("ivan", "POST", path, json={"reason": "a routine change"})
     assert r.status_code == 201, r.text
@@ -245,9 +251,11 @@ def test_rules_0_a_claim_filed_seen_beside_its_recall_and_resolved(api: Api, sql
         before = snapshot(sql)
         refused(api.as_(who, "POST", "/api/claims", json=body), status, code)
         assert changed(before, snapshot(sql)) == []
-    r = api.as_("ana", "POST", "/api/claims", json=claim)
+    r = api.as_("ana", "POST", "/api/claims", json=claim, headers={"Idempotency-Key": "claim-1"})
     assert r.status_code == 201, r.text
     filed = r.json()
+    again = api.as_("ana", "POST", "/api/claims", json=claim, headers={"Idempotency-Key": "claim-1"})
+    assert again.status_code == 201 and again.json() == filed  # a retry files nothing more
     assert filed["status"] == "open" and isinstance(filed["id"], int)
     seen = api.ok("ivan", "GET", "/api/claims")["claims"]
     assert [(c["id"], c["table"], c["round"], c["player"], c["text"], c["status"]) for c in seen] == [

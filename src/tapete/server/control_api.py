@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter
@@ -10,9 +11,11 @@ from fastapi import Path as InPath
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
+from tapete.errors import TapeteError
 from tapete.server import inspector
+from tapete.server.accounts import Caller
 from tapete.server.api import FastJSON, IdemKey, Who, storable
-from tapete.server.app import Casino
+from tapete.server.app import Casino, Idem, Replay
 from tapete.server.control import (
     ALL_REQUESTS,
     CLAIM,
@@ -25,7 +28,7 @@ from tapete.server.control import (
     iso,
     resolve_claim,
 )
-from tapete.server.errors import NotFound
+from tapete.server.errors import NotFound, error_body, status_of
 from tapete.server.models import CasinoTable
 from tapete.server.sql import Tx
 from tapete.server.tables import TableRow, TableRuntime
@@ -65,6 +68,22 @@ def router(casino: Casino) -> APIRouter:
     """The endpoints of deck-change requests and claims."""
     api = APIRouter()
 
+    async def guarded(
+        caller: Caller, idem: Idem | None, run: Callable[[], Awaitable[Any]], status: int
+    ) -> Response:
+        """A change sent with an Idempotency-Key answered again with its first answer (its status: a
+        creation kept as 200 is 201 again), a refusal remembered under the key; as `api.play` does."""
+        try:
+            result = await run()
+        except Replay as replay:
+            again = status if replay.status == 200 else replay.status
+            return FastJSON(replay.body, status_code=again)
+        except TapeteError as exc:
+            if idem is not None:
+                await casino.remember_refusal(caller, idem, status_of(exc), error_body(exc, idem.lang))
+            raise
+        return FastJSON(result, status_code=status)
+
     @api.post(
         "/api/tables/{table_id}/deck-change-requests",
         tags=["live"],
@@ -82,8 +101,9 @@ def router(casino: Casino) -> APIRouter:
         async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
             return await ask_deck_change(tx, table, caller, reason)
 
-        answer = await casino.mutate(table_id, run, caller=caller, idem=idem)
-        return FastJSON(answer, status_code=201)
+        return await guarded(
+            caller, idem, lambda: casino.mutate(table_id, run, caller=caller, idem=idem), 201
+        )
 
     @api.get("/api/deck-change-requests", tags=["inspector"])
     async def get_deck_change_requests(caller: Who) -> dict[str, Any]:
@@ -116,10 +136,14 @@ def router(casino: Casino) -> APIRouter:
         """A player's claim about a round he bet in: ``{"id", "status": "open"}``."""
         caller.need("player")
         text = storable(body.text)
-        answer = await casino.run_tx(
-            lambda tx: file_claim(tx, caller, body.table, body.round, text), caller=caller, idem=idem
+        return await guarded(
+            caller,
+            idem,
+            lambda: casino.run_tx(
+                lambda tx: file_claim(tx, caller, body.table, body.round, text), caller=caller, idem=idem
+            ),
+            201,
         )
-        return FastJSON(answer, status_code=201)
 
     @api.get("/api/claims", tags=["claims"])
     async def get_claims(caller: Who) -> dict[str, Any]:
@@ -154,9 +178,13 @@ def router(casino: Casino) -> APIRouter:
         """The inspector resolves a claim: ``{"outcome": "upheld" | "rejected", "text"}`` → the claim."""
         caller.need("inspector")
         text = storable(body.text)
-        answer = await casino.run_tx(
-            lambda tx: resolve_claim(tx, caller, claim_id, body.outcome, text), caller=caller, idem=idem
+        return await guarded(
+            caller,
+            idem,
+            lambda: casino.run_tx(
+                lambda tx: resolve_claim(tx, caller, claim_id, body.outcome, text), caller=caller, idem=idem
+            ),
+            200,
         )
-        return FastJSON(answer)
 
     return api
