@@ -271,7 +271,9 @@ def test_rules_0_a_claim_filed_seen_beside_its_recall_and_resolved(api: Api, sql
     refused(api.as_("ivan", "POST", path, json={**resolution, "outcome": "maybe"}), 400, "bad_request")
     done = api.ok("ivan", "POST", path, json=resolution)
     assert done["status"] == "resolved"
-    assert done["resolution"]["outcome"] == "rejected" and done["resolution"]["by"] == "ivan"
+    assert (
+        done["resolution"]["outcome"] == done["outcome"] == "rejected" and done["resolution"]["by"] == "ivan"
+    )
     refused(api.as_("ivan", "POST", path, json=resolution), 409, "conflict")
     (mine,) = api.ok("ana", "GET", "/api/claims")["claims"]
     assert mine["status"] == "resolved" and mine["resolution"]["text"] == resolution["text"]

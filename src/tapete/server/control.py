@@ -164,7 +164,7 @@ async def deck_change_event(
 # ------------------------------------------------------------------------------------------ claims
 def claim_json(row: Any) -> dict[str, Any]:
     """A claim as the API gives it: ``{"id", "table", "round", "player", "text", "status", "at",
-    "resolution"?: {"outcome", "text", "by", "at"}}``."""
+    "outcome"?, "resolution"?: {"outcome", "text", "by", "at"}}`` (the last two once resolved)."""
     cid, table_id, round_no, player, text, status, at, outcome, resolution, by, resolved_at = row
     out: dict[str, Any] = {
         "id": cid,
@@ -176,6 +176,7 @@ def claim_json(row: Any) -> dict[str, Any]:
         "at": iso(at),
     }
     if status == "resolved":
+        out["outcome"] = outcome  # beside the resolution too: what a list shows first
         out["resolution"] = {"outcome": outcome, "text": resolution, "by": by, "at": iso(resolved_at)}
     return out
 
