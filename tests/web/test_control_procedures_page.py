@@ -46,7 +46,7 @@ def test_the_dealers_checklist_a_deck_change_request_and_a_players_claim(
     dealer.wait_for_selector("#procedure-checklist")
     assert checklist(dealer) == NEW_PACK
     dealer.click("#deal")  # before its procedures the table refuses to deal, and says what comes first
-    dealer.wait_for_selector("#deal-error:has-text('new_pack')")
+    dealer.wait_for_selector("#deal-error:has-text('Paquete nuevo')")  # the steps in the page's words
     shots(dealer, "checklist-new-pack")
     for i, step in enumerate(NEW_PACK):
         if step == "cut":

@@ -45,6 +45,16 @@ async function picker(root) {
   return { relang: () => { $("#dealer-tables", root)._tapete = undefined; render(tables); } };
 }
 
+/** A refusal in words: the procedures' order refusals name their steps as the checklist does. */
+function refusal(err) {
+  const steps = (list) => (list || []).map((s) => t(`web.procedure.${s}`)).join(", ");
+  if (err.key === "err.procedures.due") return t("web.dealer.due_first", { steps: steps(err.params.due) });
+  if (err.key === "err.procedures.order") {
+    return t("web.dealer.out_of_order", { step: steps([err.params.step]), expected: steps(err.params.expected) });
+  }
+  return err.message;
+}
+
 export async function mount(root, args) {
   if (!args.length) return picker(root);
   const tableId = Number(args[0]);
@@ -305,7 +315,7 @@ export async function mount(root, args) {
       link.offer(await api.post(`/api/tables/${tableId}/deal`, {}, { idem: true }));
       messages.deal = "";
     } catch (err) {
-      messages.deal = err.message;
+      messages.deal = refusal(err);
     }
     render();
   });
@@ -375,7 +385,7 @@ export async function mount(root, args) {
       messages.procedureOk = t("web.dealer.procedure_done", { procedure: t(`web.procedure.${body.type}`) });
       for (const id of ["#procedure-reason", "#procedure-cards", "#inspect-reason"]) if ($(id, root)) $(id, root).value = "";
     } catch (err) {
-      messages.procedure = err.message;
+      messages.procedure = refusal(err);
       messages.procedureOk = "";
     }
     render();
