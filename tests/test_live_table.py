@@ -138,13 +138,15 @@ def test_shoe_events_name_only_the_burned_cards() -> None:
 
 
 def test_shoe_logs_every_procedure_step_with_the_cut_position() -> None:
-    """BJ Art.5: new pack, show, turn, mix, shuffle, cut (at), load (cut card depth), burn (cards)."""
+    """BJ Art.4-5: new pack, inspect, show, turn, mix, shuffle, cut (at, by, cut card depth), load (cut
+    card depth), burn (cards)."""
     shoe = Shoe(6, SecureRandom(), cut_card_depth=78, burn=1, live=True)
     steps = [e.get("step", e["type"]) for e in shoe.events]
-    assert steps == ["new_pack", "show", "turn", "mix", "shuffle", "cut", "load", "burn"]
-    cut = shoe.events[5]
+    assert steps == ["new_pack", "inspect", "show", "turn", "mix", "shuffle", "cut", "load", "burn"]
+    cut = shoe.events[6]
     assert isinstance(cut["at"], int) and 40 <= cut["at"] <= 312 - 40
-    assert shoe.events[6]["cut_card_depth"] == 78
+    assert cut["by"] == "dealer" and cut["cut_card_depth"] == 78
+    assert shoe.events[7]["cut_card_depth"] == 78
 
 
 class RecordingShoe(Shoe):

@@ -14,7 +14,7 @@ from tapete.shoe import SecureRandom, SeededRandom, Shoe, StackedSource, check_l
 def test_art5_new_decks_procedures_in_order_as_events() -> None:
     shoe = Shoe(6, SeededRandom(1), cut_card_depth=78, burn=1)
     steps = [e.get("step", e["type"]) for e in shoe.events]
-    assert steps == ["new_pack", "show", "turn", "mix", "shuffle", "cut", "load", "burn"]
+    assert steps == ["new_pack", "inspect", "show", "turn", "mix", "shuffle", "cut", "load", "burn"]
 
 
 def test_art5_shoe_order_is_never_logged() -> None:

@@ -159,10 +159,14 @@ class Shoe:
 
     # -- procedures ---------------------------------------------------------------------------------
     def new_pack(self, reason: str = "new decks") -> list[Event]:
-        """Art.5: show, turn, mix, shuffle, cut, load, burn a fresh pack (a recorded event each)."""
+        """Art.4-5: inspect, show, turn, mix, shuffle, cut, load, burn a fresh pack (an event each)."""
         start = len(self.events)
         self._cards = pack(self.decks)
         self.events.append({"type": "new_pack", "decks": self.decks, "reason": reason})
+        # Art.4: the software's pack is complete by construction (no joker, each card once per deck)
+        self.events.append(
+            {"type": "procedure", "step": "inspect", "result": "complete", "jokers_removed": 0}
+        )
         for step in ("show", "turn", "mix"):
             self.events.append({"type": "procedure", "step": step})
         self._shuffle_cut_load_burn()
@@ -189,12 +193,18 @@ class Shoe:
         else:
             at = cut_point(len(cards), self.rng)
         self._cards = cut(cards, at)
-        self.events.append({"type": "procedure", "step": "cut", "at": at})
+        cut_ev: Event = {"type": "procedure", "step": "cut", "at": at, "by": "dealer"}
+        if self.one_handed_cut:
+            cut_ev["one_handed"] = True
+        else:
+            cut_ev["cut_card_depth"] = self.cut_card_depth
+        self.events.append(cut_ev)
         if self.cut_card_depth is None:
             self._stop = len(self._cards)
         else:
             self._stop = len(self._cards) - self.cut_card_depth
-        self.events.append({"type": "procedure", "step": "load", "cut_card_depth": self.cut_card_depth})
+        if not self.one_handed_cut:  # Showdown Art.7: a one-handed cut, no shoe to load
+            self.events.append({"type": "procedure", "step": "load", "cut_card_depth": self.cut_card_depth})
         self._pos = 0
         self.cut_card_out = False
         burned: list[str] = []
@@ -205,7 +215,8 @@ class Shoe:
         else:
             more = burn_count(self.burn, None)
         burned.extend(NAMES[Shoe.draw(self)] for _ in range(more))
-        self.events.append({"type": "procedure", "step": "burn", "cards": burned})
+        if burned or not self.one_handed_cut:  # Showdown burns only when the table burns
+            self.events.append({"type": "procedure", "step": "burn", "cards": burned})
 
     # -- across a crash (docs/recovery.md) ----------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:

@@ -18,7 +18,7 @@ import pytest
 import sqlalchemy as sa
 
 from tests.server.conftest import ADMIN_PASSWORD, Api
-from tests.server.support import live_deal, live_server
+from tests.server.support import live_deal, live_server, procedures
 
 pytestmark = pytest.mark.usefixtures("fast_hashing")
 
@@ -101,6 +101,7 @@ def test_many_bets_at_once_never_commit_more_than_the_wallet(
     tables = [api.table("blackjack", "live") for _ in range(4)]
     for t in tables:
         api.ok("ana", "POST", f"/api/tables/{t}/seats", json={"seat": 1})
+        procedures(api, "dora", t)  # the control procedures each table owes before its deal
     bets = [
         (
             servers[i % len(servers)],

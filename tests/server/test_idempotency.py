@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 
 from tests.server.conftest import Api
-from tests.server.support import changed, live_deal, refused, snapshot
+from tests.server.support import changed, live_deal, procedures, refused, snapshot
 
 pytestmark = pytest.mark.usefixtures("fast_hashing")
 
@@ -70,6 +70,7 @@ def test_a_retried_decision_card_and_deal_are_taken_once(api: Api) -> None:
     table = api.table("blackjack", "live")
     api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
     api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 1000})
+    procedures(api, "dora", table)  # the control procedures it owes first
     first, second = twice(api, "dora", "POST", f"/api/tables/{table}/deal", "deal")
     assert first.status_code == second.status_code == 200 and first.json() == second.json()
     assert api.ok("admin", "GET", f"/api/tables/{table}/rounds")["rounds"][-1]["round"] == 1

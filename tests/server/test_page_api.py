@@ -11,6 +11,7 @@ from tapete.games import GAMES
 from tapete.i18n import LANGUAGES, catalog, house_rules_lines, layout_lines
 from tapete.rules import load_rules
 from tests.server.conftest import Api
+from tests.server.support import procedures
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios" / "examples"
 
@@ -72,6 +73,7 @@ def test_every_payout_in_the_state_with_its_reason_in_both_languages(api: Api) -
             json={k: b[k] for k in ("seat", "spot", "amount")},
         )
     assert api.state("ana", table)["payouts"] == []
+    procedures(api, "dora", table)  # the control procedures it owes first
     api.ok("dora", "POST", f"/api/tables/{table}/deal")
     cards, actions = list(scenario["cards"]), list(scenario["actions"])
     state = api.state("dora", table)

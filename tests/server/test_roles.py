@@ -95,6 +95,26 @@ def endpoints(w: dict[str, int]) -> list[Endpoint]:
             {"card": "5c", "reason": "typo"},
         ),
         Endpoint("POST", f"/api/tables/{proc}/procedures", frozenset({"dealer"}), {"type": "shuffle"}),
+        Endpoint(
+            "POST",
+            f"/api/tables/{proc}/deck-change-requests",
+            frozenset({"player", "inspector"}),
+            {"reason": "a bent card"},
+        ),
+        Endpoint(
+            "GET", "/api/deck-change-requests", frozenset({"inspector", "admin", "dealer"}), mutates=False
+        ),
+        Endpoint(
+            "POST", "/api/claims", frozenset({"player"}), {"table": card, "round": 1, "text": "a claim"}
+        ),
+        Endpoint("GET", "/api/claims", frozenset({"inspector", "admin", "player"}), mutates=False),
+        Endpoint("GET", "/api/claims/1", frozenset({"inspector", "admin", "player"}), mutates=False),
+        Endpoint(
+            "POST",
+            "/api/claims/1/resolution",
+            frozenset({"inspector"}),
+            {"outcome": "rejected", "text": "no"},
+        ),
         Endpoint("POST", f"/api/tables/{card}/void/confirm", frozenset({"dealer", "admin"})),
         Endpoint(
             "POST", f"/api/tables/{card}/void", frozenset({"dealer", "admin"}), {"reason": "a broken shoe"}

@@ -19,6 +19,7 @@ from tapete.scenario import run_file
 from tapete.server.api import create_app
 from tapete.server.app import prepare
 from tests.server.conftest import ADMIN_PASSWORD, Api, fresh_database, settings_for
+from tests.server.support import procedures
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 POOL = 12
@@ -134,6 +135,7 @@ def _play(api: Api, doc: dict[str, Any]) -> tuple[dict[str, str], dict[str, int]
                 f"/api/tables/{table}/requests/{out['request']}",
                 {"accept": True},
             )
+    procedures(api, "dealer", table)  # the live table's control procedures first (server.md)
     state = _call(api, table, users, "dealer", "POST", f"/api/tables/{table}/deal")
     cards = list(doc["cards"])
     entries = list(doc.get("actions", []))

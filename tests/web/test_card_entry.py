@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.web.conftest import Site, log_in, new_page
+from tests.web.helpers import procedures
 
 
 def test_the_card_field_is_empty_after_each_card_and_enter_again_posts_nothing(
@@ -17,6 +18,7 @@ def test_the_card_field_is_empty_after_each_card_and_enter_again_posts_nothing(
     table = site.table("blackjack", "live")
     site.call("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
     site.call("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 2_000})
+    procedures(site, "dora", table)  # the table's control procedures (the checklist's own test does them)
     dealer = new_page(browser, site.url)
     log_in(dealer, "dora", site.passwords["dora"])
     dealer.click(f"#console-{table}")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.web.conftest import DOCS, Shots, Site, log_in, new_page
-from tests.web.helpers import decide, money, signed, until
+from tests.web.helpers import decide, money, procedures, signed, until
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios" / "examples"
 
@@ -51,6 +51,7 @@ def test_the_dealer_enters_the_cards_the_player_decides_the_payout_is_the_scenar
     site.call("ben", "POST", f"/api/tables/{table}/seats", json={"seat": 2})
     site.call("ben", "POST", f"/api/tables/{table}/bets", json={"seat": 2, "spot": "main", "amount": 500})
 
+    procedures(site, "dora", table, upto="burn")  # the new pack's procedures up to its burn
     dealer = new_page(browser, site.url)
     log_in(dealer, "dora", site.passwords["dora"])
     dealer.click(f"#console-{table}")

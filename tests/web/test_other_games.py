@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.web.conftest import DOCS, Shots, Site, log_in, new_page
-from tests.web.helpers import decide, signed, until
+from tests.web.helpers import decide, procedures, signed, until
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios" / "examples"
 
@@ -59,6 +59,7 @@ def test_a_round_of_punto_y_banca(site: Site, browser: Any, shots: Shots) -> Non
             page.wait_for_selector(f"#leave-{b['seat']}")
         bet(page, b["seat"], b["spot"], b["amount"])
     shots(pages["ben"], "bets-on-the-zones")
+    procedures(site, "dora", table)  # the table's control procedures first
     site.call("dora", "POST", f"/api/tables/{table}/deal")
     cards = list(given["cards"])  # in the order of the scenario (cards left over are fine)
     while site.state("admin", table)["pending"]:
@@ -98,6 +99,7 @@ def test_a_round_of_showdown_poker_with_an_exchange_and_both_increments(
         bet(page, b["seat"], "bet", b["amount"])
         page.wait_for_selector(f"#spot-{b['seat']}-pot.spot--on")
     shots(pages["ana"], "bets-and-pot-bets")
+    procedures(site, "dora", table)  # the table's control procedures first
     site.call("dora", "POST", f"/api/tables/{table}/deal")
     cards = list(given["cards"])
     actions = list(given["actions"])

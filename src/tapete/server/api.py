@@ -15,23 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-import pydantic_core
-from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
-from fastapi import Path as InPath
+from fastapi import APIRouter, FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError, WebSocketRequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
     Field,
     StrictBool,
-    StrictInt,
     StrictStr,
     ValidationError,
-    model_validator,
 )
 from sqlalchemy import select
 from sqlalchemy.exc import InterfaceError, OperationalError
@@ -39,11 +32,25 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tapete.errors import BadRequest, TapeteError
-from tapete.server import accounts, inspector, ledger, openapi, state, tables, words
+from tapete.server import accounts, control_api, inspector, ledger, openapi, state, tables, words
 from tapete.server.accounts import Caller
 from tapete.server.app import Casino, Idem, Replay, health, lifespan_of
 from tapete.server.config import VERSION
 from tapete.server.errors import Conflict, Forbidden, NotFound, Unauthorized, error_body, language, status_of
+from tapete.server.http import (
+    MAX_ID,
+    Body,
+    BodyAmount,
+    BodyInt,
+    FastJSON,
+    Id,
+    IdemKey,
+    PathName,
+    Since,
+    Who,
+    _token,
+    who,
+)
 from tapete.server.models import ROLES, CasinoTable, SignificantEvent, User
 from tapete.server.sql import Tx, Unavailable, q
 from tapete.server.tables import TableRow, TableRuntime
@@ -59,58 +66,6 @@ _MOVEMENTS = q(
     " JOIN accounts a ON a.id = e.account_id WHERE a.name = :name ORDER BY e.id DESC LIMIT 20",
     times=[6],
 )
-
-
-#: the largest id or number a path or query may name: what the database's integer columns hold
-MAX_ID = 2**31 - 1
-#: the largest amount a request may carry (ten thousand million soles in céntimos): far above any table
-#: limit or buy-in, far below what the ledger's 64-bit balances hold
-MAX_AMOUNT = 10**12
-#: a number in a path: a table's id, a seat, a request, a round
-Id = Annotated[int, InPath(ge=0, le=MAX_ID)]
-Since = Annotated[int, Query(ge=0, le=MAX_ID, description="events after this id")]
-#: integers in bodies: a box, a hand, an amount (the engine judges the values; these bounds only keep
-#: what no table can mean from reaching the database)
-BodyInt = Annotated[StrictInt, Field(ge=-MAX_ID, le=MAX_ID)]
-BodyAmount = Annotated[StrictInt, Field(le=MAX_AMOUNT, description="money units (céntimos by default)")]
-
-
-def storable(value: Any) -> Any:
-    """`value` (a request's text, or JSON holding text) when every string in it can be kept: no NUL
-    character (PostgreSQL's text refuses it: it was a 503 "unavailable") and no lone surrogate (JSON's
-    ``"\\ud800"`` is no character: UTF-8 cannot carry it, it was a 500); a ValueError otherwise."""
-    if isinstance(value, str):
-        if "\x00" in value:
-            raise ValueError("text may not hold a NUL character")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError("text must be valid Unicode (a lone surrogate is not)") from None
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            storable(key)
-            storable(item)
-    elif isinstance(value, list):
-        for item in value:
-            storable(item)
-    return value
-
-
-#: a name in a path (a user's): text the database can keep
-PathName = Annotated[str, InPath(), AfterValidator(storable)]
-
-
-# ---------------------------------------------------------------------------------------------- bodies
-class Body(BaseModel):
-    """A request body: strict JSON types (a number where a number goes), unknown keys ignored, and only
-    text the database can keep (`storable`), in every field and in the table settings' free JSON."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _storable(cls, data: Any) -> Any:
-        return storable(data)
 
 
 class LoginBody(Body):
@@ -177,9 +132,21 @@ class CardBody(Body):
 
 
 class ProcedureBody(Body):
-    type: StrictStr = Field(description="new_pack | shuffle | cut | burn | deck_change | cut_card")
+    type: StrictStr = Field(
+        description="new_pack | inspect | show | turn | mix | shuffle | cut | load | burn | deck_change"
+        " | cut_card"
+    )
     reason: StrictStr | None = None
-    cards: list[StrictStr] | None = None
+    cards: list[StrictStr] | None = Field(
+        None, description="burn: the burned cards; inspect: the pack as read"
+    )
+    result: StrictStr | None = Field(None, description="inspect: complete | rejected")
+    jokers_removed: BodyInt | None = Field(None, description="inspect: the jokers taken out and counted")
+    by: StrictStr | None = Field(None, description='cut: "dealer" or a player seated at the table')
+    cut_card_depth: BodyInt | None = Field(
+        None, description="cut: cards behind the cut card, 40 to half the pack"
+    )
+    request: BodyInt | None = Field(None, description="deck_change: the deck-change request it answers")
 
 
 class CorrectionBody(Body):
@@ -192,17 +159,6 @@ class VoidBody(Body):
 
 
 # ------------------------------------------------------------------------------------------ the app
-class FastJSON(JSONResponse):
-    """A JSON answer written by pydantic-core's serializer (several times faster than the standard
-    library's, which starlette uses): the table states pushed and answered are the server's biggest
-    output."""
-
-    def render(self, content: Any) -> bytes:
-        if isinstance(content, state.Rendered):  # a table's state, written once for its viewers
-            return bytes(content)
-        return pydantic_core.to_json(content)
-
-
 Handler = Callable[[int, Any, Caller, "Idem | None"], Awaitable[Response]]
 
 
@@ -320,7 +276,7 @@ def create_app(casino: Casino) -> FastAPI:
         await _refuse_socket(websocket, _malformed_request(exc.errors()))
 
     table_router, lanes = router(casino)
-    routers = [table_router, words.router(casino, who)]
+    routers = [table_router, words.router(casino, who), control_api.router(casino)]
     stack = app.build_middleware_stack
     app.build_middleware_stack = lambda: FastLane(stack(), casino, lanes)  # type: ignore[method-assign]
     for each in routers:
@@ -383,29 +339,6 @@ async def _refuse_socket(websocket: WebSocket, exc: TapeteError) -> None:
         await websocket.send_denial_response(FastJSON(error_body(exc, lang), status_code=status_of(exc)))
     else:
         await websocket.close(code=4000 + status_of(exc))
-
-
-def _token(request: Request) -> str | None:
-    auth = request.headers.get("authorization", "")
-    if auth.lower().startswith("bearer "):
-        return auth[7:].strip()
-    return request.cookies.get("tapete_token")
-
-
-async def who(request: Request) -> Caller:
-    """The caller of the request's Bearer token (Unauthorized without one)."""
-    casino: Casino = request.app.state.casino
-    return await casino.caller(_token(request))
-
-
-async def idem_of(request: Request, idempotency_key: Annotated[str | None, Header()] = None) -> Idem | None:
-    """The request's Idempotency-Key (server.md), with what identifies the request."""
-    lang = language(request.headers.get("accept-language"))
-    return Idem.of(idempotency_key, request.method, request.url.path, await request.body(), lang)
-
-
-Who = Annotated[Caller, Depends(who)]
-IdemKey = Annotated[Idem | None, Depends(idem_of)]
 
 
 def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
@@ -813,8 +746,9 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
 
     @api.post("/api/tables/{table_id}/procedures", tags=["live"])
     async def post_procedure(table_id: Id, body: ProcedureBody, caller: Who, idem: IdemKey) -> Response:
-        """A control procedure of a live table: new_pack, shuffle, cut, burn, deck_change (with its
-        reason), or cut_card (the cut card came out)."""
+        """A control procedure of a live table, in the regulation's order (conflict naming the expected
+        step otherwise): new_pack, inspect, show, turn, mix, shuffle, cut, load, burn, deck_change (with
+        its reason; naming a request closes it), or cut_card (the cut card came out)."""
         raw = body.model_dump(exclude_none=True)
         return await play(
             table_id, caller, idem, lambda tx, t, rt: tables.procedure(tx, t, rt, caller, raw, casino.key)

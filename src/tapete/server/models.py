@@ -320,3 +320,48 @@ class SignificantEvent(Base):
     actor: Mapped[str | None] = mapped_column(String(64), default=None)
     table_id: Mapped[int | None] = mapped_column(Integer, default=None)
     details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class DeckChangeRequest(Base):
+    """A deck change asked for by a player seated at the table or by an inspector (BJ/PyB/M21 Art.4: the
+    deck is changed "a solicitud de los participantes, del Inspector"): who asked and why, open until
+    the dealer's `deck_change` that names it closes it (the chain's record of it: `closed_seq`)."""
+
+    __tablename__ = "deck_change_requests"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    role: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    closed_by: Mapped[str | None] = mapped_column(String(64), default=None)
+    closed_seq: Mapped[int | None] = mapped_column(Integer, default=None)
+
+    __table_args__ = (CheckConstraint("status IN ('open', 'closed')", name="deck_change_request_status"),)
+
+
+class Claim(Base):
+    """A player's written claim about a round he bet in (rules.md §0, Errors), and the inspector's
+    resolution of it: an outcome (upheld or rejected) and a text. Nothing of the round changes."""
+
+    __tablename__ = "claims"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)
+    round_no: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    text: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    outcome: Mapped[str | None] = mapped_column(String(16), default=None)
+    resolution: Mapped[str | None] = mapped_column(Text, default=None)
+    resolved_by: Mapped[str | None] = mapped_column(String(64), default=None)
+    resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+
+    __table_args__ = (
+        CheckConstraint("status IN ('open', 'resolved')", name="claim_status"),
+        CheckConstraint("outcome IS NULL OR outcome IN ('upheld', 'rejected')", name="claim_outcome"),
+    )

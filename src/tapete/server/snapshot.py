@@ -36,3 +36,6 @@ class Snapshot:
     cuts: dict[str, tuple[bytes, bytes] | None] = field(default_factory=dict)
     #: the players whose balances were sent to be read with the transaction's COMMIT (`money_after`)
     owed: frozenset[str] | None = None
+    #: staff only: the control procedures due before the next deal, and the open deck-change requests
+    procedures_due: list[str] = field(default_factory=list)
+    deck_requests: list[dict[str, Any]] = field(default_factory=list)

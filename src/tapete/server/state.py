@@ -16,7 +16,7 @@ from typing import Any
 import pydantic_core
 
 from tapete.games.base import Viewer
-from tapete.server import ledger, tables, words
+from tapete.server import control, ledger, tables, words
 from tapete.server.accounts import Caller
 from tapete.server.snapshot import Snapshot as Snapshot  # built here, named here too
 from tapete.server.sql import Tx, q
@@ -40,6 +40,7 @@ HOLDERS = frozenset({"seats", "users"})
 BETS = frozenset({"bets", "users"})
 REQUESTS = frozenset({"back_bet_requests", "users"})
 VOID = frozenset({"rounds"})
+DECK_REQUESTS = frozenset({"deck_change_requests", "users"})
 #: what a balance (and what is free of it) depends on
 MONEY = frozenset({"accounts", "ledger_entries", "bets", "back_bet_requests"})
 
@@ -81,6 +82,13 @@ async def snapshot(
         void = None
     else:
         void = last.void if last is not None and not wrote & VOID else await _void(tx, table)
+    if table.mode != "live":
+        deck_requests: list[dict[str, Any]] = []  # a virtual shoe changes no decks
+    elif last is not None and not wrote & DECK_REQUESTS:
+        deck_requests = last.deck_requests
+    else:
+        deck_requests = await control.open_requests(tx, table.id)
+    due = rt.procedures.procedures_due() if table.mode == "live" and rt.procedures is not None else []
     rnd = rt.round if table.in_round else rt.last
     in_play = bettors(rnd) if rnd is not None else set()
     people: set[str] = set(holders.values()) | {str(r["player"]) for r in requests} | in_play
@@ -130,6 +138,8 @@ async def snapshot(
         in_round=table.in_round,
         void=void,
         owed=owed,
+        procedures_due=due,
+        deck_requests=deck_requests,
     )
 
 
@@ -213,7 +223,12 @@ def _own(snap: Snapshot, caller: Caller, me: tuple[int, int] | None) -> list[tup
     if caller.role == "player":
         balance, free = me if me is not None else (0, 0)
         return [("requests", requests), ("me", {"name": caller.name, "balance": balance, "available": free})]
-    return [("requests", requests), ("void", snap.void)]  # a void waiting for a second staff member
+    return [
+        ("requests", requests),
+        ("void", snap.void),  # a void waiting for a second staff member
+        ("procedures_due", snap.procedures_due),
+        ("deck_change_requests", snap.deck_requests),
+    ]
 
 
 def render(snap: Snapshot, rt: TableRuntime, caller: Caller, me: tuple[int, int] | None) -> dict[str, Any]:

@@ -23,12 +23,15 @@ from tapete.games.base import CARD, Action, Dealt, Decision, Event, Round, Round
 from tapete.games.punto_y_banca import next_shoe_holder
 from tapete.i18n import LANGUAGES
 from tapete.log import GENESIS, canonical, rebuild
+from tapete.procedures import STEPS, ProcedureSequence, cut_event, inspect_event, step_of
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
-from tapete.server import chain, ledger
+from tapete.server import chain, control, ledger
 from tapete.server.accounts import Caller
 from tapete.server.chain import AnyRecord, Record
 from tapete.server.errors import Conflict, Forbidden, InsufficientFunds, NotFound, error_body
+from tapete.server.journal import note as note  # the steps' significant events
+from tapete.server.journal import seats_of as seats_of  # a table's holders
 from tapete.server.models import utcnow
 from tapete.server.snapshot import Snapshot
 from tapete.server.sql import Json, Q, Stale, Store, Tx, q
@@ -46,7 +49,7 @@ SERVER_EVENTS = frozenset({"correction"})
 #: the longest turn or betting time a table may set (a day): a deadline must be a time the clock can
 #: reach (a larger one overflowed the deadline's date; NaN passed the old "positive" check)
 MAX_SECONDS = 86_400
-LIVE_PROCEDURES = ("new_pack", "shuffle", "cut", "burn", "deck_change", "cut_card")
+LIVE_PROCEDURES = STEPS  # server.md: new_pack, inspect, show, turn, mix, shuffle, cut, load, burn, ...
 #: what a payout's outcome is called in the ledger
 
 
@@ -73,14 +76,6 @@ _NEW_SHOE = q(
 )
 _LAST_SHOE = q(
     "SELECT shuffle_no, from_seq, sealed FROM shoes WHERE table_id = :t ORDER BY shuffle_no DESC LIMIT 1"
-)
-_NOTE = q(
-    'INSERT INTO significant_events ("at", kind, actor, table_id, details)'
-    " VALUES (:at, :kind, :actor, :table_id, :details)"
-)
-_SEATS = q(
-    "SELECT s.seat, u.name FROM seats s JOIN users u ON u.id = s.user_id"
-    " WHERE s.table_id = :t ORDER BY s.seat"
 )
 _SEAT = q("SELECT id, user_id FROM seats WHERE table_id = :t AND seat = :seat")
 _TAKE_SEAT = q("INSERT INTO seats (table_id, seat, user_id, taken_at) VALUES (:t, :seat, :user, :at)")
@@ -134,21 +129,6 @@ def row_of(values: Sequence[Any]) -> TableRow:
     return TableRow(*values)
 
 
-async def note(
-    tx: Tx,
-    kind: str,
-    *,
-    actor: str | None = None,
-    table_id: int | None = None,
-    details: dict[str, Any] | None = None,
-) -> None:
-    """An entry of the significant-event log (start and stop, recoveries, tables, cashier, corrections)."""
-    await tx.run(
-        _NOTE,
-        {"at": utcnow(), "kind": kind, "actor": actor, "table_id": table_id, "details": Json(details or {})},
-    )
-
-
 # ---------------------------------------------------------------------------------------------- runtime
 @dataclass
 class TableRuntime:
@@ -177,6 +157,8 @@ class TableRuntime:
     pyb_holder: int | None = None
     pyb_winner: str | None = None
     holders: dict[int, str] = field(default_factory=dict)
+    #: a live table's control procedures: what it owes before its next deal (`tapete.procedures`)
+    procedures: ProcedureSequence | None = None
     #: the records of the round in progress this process committed, from the round's first (None when
     #: it did not see the round begin): its end takes them instead of reading them back
     #: (`chain.round_records`, `keep_round_records`)
@@ -360,21 +342,25 @@ async def build_runtime(tx: Tx, table: TableRow, key: bytes) -> tuple[TableRunti
         start = 0
         cut = False
         for row in rows:
-            ev = row.event
-            if ev.get("type") in ("new_pack", "deck_change") or (
-                ev.get("type") == "procedure" and ev.get("step") == "shuffle"
-            ):
+            step = step_of(row.event)
+            if step in ("new_pack", "deck_change", "shuffle"):
                 start, cut = row.seq + 1, False
-            elif ev.get("type") == "cut_card_out":
+            elif step == "cut_card":
                 cut = True
         # the dealer's cut-card signal during a round waits in the table's row until the round's end
         pending = (table.pending_shoe_events or {}).get("events", [])
         cut = cut or any(ev.get("type") == "cut_card_out" for ev in pending)
+        rt.procedures = procedures_of(rules, cls).replay([*(r.event for r in rows), *pending])
         counted = [r for r in rows if r.seq >= start]
         if getattr(cls, "SHUFFLE_EVERY_ROUND", False):  # Showdown Art.7: the whole deck before every round
             counted = [r for r in counted if table.in_round and r.round == str(table.round_no)]
         rt.live = DealerEntered(rules.decks, cards_out(counted), cut_card_out=cut)
     return rt, owed
+
+
+def procedures_of(rules: CommonRules, cls: RoundType) -> ProcedureSequence:
+    """A new table's control procedures (the engine's sequence for its game and settings)."""
+    return ProcedureSequence.for_rules(rules, every_round=bool(getattr(cls, "SHUFFLE_EVERY_ROUND", False)))
 
 
 async def catch_up(tx: Tx, table: TableRow, rt: TableRuntime) -> bool:
@@ -647,11 +633,6 @@ def _seconds(value: float | None) -> float | int | None:
 
 
 # ------------------------------------------------------------------------------------- seats and bets
-async def seats_of(tx: Tx, table_id: int) -> list[tuple[int, str]]:
-    """(seat, holder's name) of every taken box, in seat order."""
-    return [(s, n) for s, n in await tx.all(_SEATS, {"t": table_id})]
-
-
 def _check_open(table: TableRow) -> None:
     if table.status != "open":
         raise Conflict(
@@ -1132,6 +1113,8 @@ async def deal(tx: Tx, table: TableRow, rt: TableRuntime, by: str, key: bytes) -
     nothing moves), every stake moved from its wallet, the shoe prepared (Art.6, Showdown Art.7) and, at a
     virtual table, the cards dealt up to the first decision."""
     _check_betting(table)
+    if table.mode == "live" and rt.procedures is not None:
+        rt.procedures.check_deal()  # conflict naming the steps due (Art.4-6, Showdown Art.7)
     raws = await _raw_bets(tx, table.id)
     if not raws:
         raise BadBet("no bets: a round needs at least one box in play", key="err.bet.none")
@@ -1152,10 +1135,6 @@ async def deal(tx: Tx, table: TableRow, rt: TableRuntime, by: str, key: bytes) -
                 balance=balance,
                 amount=amount,
             )
-    if table.mode == "live" and rt.live is not None and rt.live.cut_card_out:
-        raise Conflict(
-            "the cut card came out: shuffle before the next round (Art.6)", key="err.api.shuffle_first"
-        )
     if table.mode == "live" and rt.live is not None and getattr(rt.cls, "SHUFFLE_EVERY_ROUND", False):
         # Showdown Art.7 shuffles the whole deck before every round: its cards are counted afresh, whether
         # or not the dealer reported the shuffle (a card of the last round may come again)
@@ -1181,6 +1160,8 @@ async def deal(tx: Tx, table: TableRow, rt: TableRuntime, by: str, key: bytes) -
             rt.dealt_since_shuffle = False
     table.round_no += 1
     table.in_round = True
+    if rt.procedures is not None:
+        rt.procedures.round_dealt()  # Showdown Art.7: the next round is shuffled and cut again
     rnd = rt.cls(rt.rules, boxes, round_id=table.round_no, **options)
     rt.round = rnd
     rt.holders = {b.seat: b.holder for b in boxes}
@@ -1268,8 +1249,11 @@ async def post_card(
 async def procedure(
     tx: Tx, table: TableRow, rt: TableRuntime, caller: Caller, body: object, key: bytes
 ) -> StepResult:
-    """A live table's control procedure (Art.5-6): new pack, shuffle, cut, burn, deck change with its
-    reason, or the dealer's signal that the cut card came out. Each is an event the inspector sees."""
+    """A live table's control procedure (Art.4-7), one step at a time in the regulation's order (the
+    engine's `ProcedureSequence` says what may come: conflict naming the expected step otherwise): new
+    pack, inspection, show, turn, mix, shuffle, cut (who cut, the cut card's depth), load, burn, deck
+    change (its reason; naming a request closes it), or the dealer's signal that the cut card came out.
+    Each is an event of the table's chain, attributed to the dealer, that the inspector sees."""
     caller.need("dealer")  # server.md gives the procedures to the dealer alone
     _check_open(table)
     if table.mode != "live":
@@ -1284,13 +1268,12 @@ async def procedure(
     reason = body.get("reason")
     if reason is not None and (not isinstance(reason, str) or len(reason) > 500):
         raise BadRequest("a reason is a text", key="err.api.reason")
-    if kind == "deck_change" and not (reason or "").strip():
-        raise BadRequest("a deck change says its reason", key="err.api.deck_change_reason")
-    live = rt.live
-    assert live is not None
+    live, order = rt.live, rt.procedures
+    assert live is not None and order is not None
     step = Stepper(tx, table, rt, caller.name, key)
     if kind == "cut_card":
         signal = live.signal_cut_card()
+        order.apply("cut_card")
         if table.in_round:  # written after the round's events, with the shoe's
             pending = dict(table.pending_shoe_events or {"events": []})
             pending["events"] = [*pending["events"], signal]
@@ -1300,19 +1283,18 @@ async def procedure(
         return step.out
     if table.in_round:
         raise Conflict("procedures are for between rounds", key="err.api.not_betting", round=table.round_no)
+    order.check(kind)  # conflict naming what is expected; nothing changed
     event: Event
+    rejected = False
     if kind == "new_pack":
         event = {"type": "new_pack", "decks": rt.rules.decks, "reason": reason or "new decks"}
-        live.shuffled()
     elif kind == "deck_change":
-        event = {"type": "new_pack", "decks": rt.rules.decks, "reason": reason, "deck_change": True}
-        live.shuffled()
-    elif kind == "shuffle":
-        event = {"type": "procedure", "step": "shuffle", "generator": "physical"}
-        live.shuffled()
+        event = await control.deck_change_event(tx, table, caller, body, reason)
+    elif kind == "inspect":
+        event, rejected = inspect_event(body, rt.rules.decks)
     elif kind == "cut":
-        event = {"type": "procedure", "step": "cut"}
-    else:
+        event = cut_event(body, rt.rules, [name for _, name in await seats_of(tx, table.id)])
+    elif kind == "burn":
         raw = body.get("cards", [])
         if not isinstance(raw, list):
             raise BadRequest("burn's cards are a list", key="err.api.burn_cards")
@@ -1320,8 +1302,15 @@ async def procedure(
         _check_burn_count(rt.rules, cards)
         live.burn(cards)
         event = {"type": "procedure", "step": "burn", "cards": [NAMES[c] for c in cards]}
-    if reason and kind != "deck_change" and kind != "new_pack":
+    else:  # show, turn, mix, shuffle, load
+        event = {"type": "procedure", "step": kind}
+        if kind == "shuffle":
+            event["generator"] = "physical"
+    if kind in ("new_pack", "deck_change", "shuffle"):
+        live.shuffled()
+    if reason and kind not in ("deck_change", "new_pack", "inspect"):
         event["reason"] = reason
+    order.take(kind, rejected=rejected)
     await step.log([event], round_id=f"shoe-{table.round_no}")
     return step.out
 

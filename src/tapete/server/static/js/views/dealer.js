@@ -1,7 +1,10 @@
 // The dealer's console: the table's pending step in words (whose card: box, hand, dealer, community; or
 // whose decision), "no va más" (deal), the card entry of a live table from the keyboard (type As, Enter:
 // a card the pack cannot hold is refused on the spot, under the field), a correction of the last card,
-// the control procedures (new pack, shuffle, cut, burn, deck change with its reason, cut card), and the
+// the control procedures as a checklist in the regulation's order (what the table owes before its deal,
+// each step one key press: the next one's button has the focus; the cut with who cut and the cut card's
+// depth, the inspection with its jokers), the deck-change requests open at the table (a deck change names
+// the one it answers), the cut card's signal, and the
 // void of a round that cannot be finished: asked with its reason by one staff member, confirmed by another
 // (every stake returned).
 
@@ -13,7 +16,8 @@ import { connection, whoami } from "../main.js";
 import { felt, limits, pendingText } from "../felt.js";
 import { TableLink } from "../live.js";
 
-const PROCEDURES = ["new_pack", "shuffle", "cut", "burn", "deck_change", "cut_card"];
+//: what the dealer may start at any time between rounds (a later shuffle, fresh decks), beside the checklist
+const ANYTIME = ["shuffle", "new_pack"];
 
 async function picker(root) {
   root.innerHTML = `<section class="lobby"><h1 id="dealer-title"></h1><div id="dealer-tables"></div></section>`;
@@ -41,6 +45,16 @@ async function picker(root) {
   return { relang: () => { $("#dealer-tables", root)._tapete = undefined; render(tables); } };
 }
 
+/** A refusal in words: the procedures' order refusals name their steps as the checklist does. */
+function refusal(err) {
+  const steps = (list) => (list || []).map((s) => t(`web.procedure.${s}`)).join(", ");
+  if (err.key === "err.procedures.due") return t("web.dealer.due_first", { steps: steps(err.params.due) });
+  if (err.key === "err.procedures.order") {
+    return t("web.dealer.out_of_order", { step: steps([err.params.step]), expected: steps(err.params.expected) });
+  }
+  return err.message;
+}
+
 export async function mount(root, args) {
   if (!args.length) return picker(root);
   const tableId = Number(args[0]);
@@ -57,8 +71,8 @@ export async function mount(root, args) {
         <div class="felt-wrap" id="felt" role="region"></div>
         <aside class="side">
           <section class="panel console" id="console-now"></section>
-          <section class="panel console" id="console-cards"></section>
           <section class="panel console" id="console-procedures"></section>
+          <section class="panel console" id="console-cards"></section>
           <section class="panel console" id="console-void"></section>
         </aside>
       </div>
@@ -127,6 +141,52 @@ export async function mount(root, args) {
     if (waiting && document.activeElement === document.body) $("#card-input", root).focus();
   };
 
+  const fieldValue = (id, fallback = "") => {
+    const el = $(id, root);
+    return el ? el.value : fallback;
+  };
+
+  // The fields a step takes, shown with the next step of the checklist (prefilled: Enter records it).
+  const stepFields = (step) => {
+    if (step === "inspect") {
+      return html`<div class="step-fields">
+        <label for="inspect-result">${t("web.dealer.inspect_result")}</label>
+        <select id="inspect-result">
+          <option value="complete">${t("web.dealer.inspect_complete")}</option>
+          <option value="rejected" ${fieldValue("#inspect-result") === "rejected" ? html`selected` : ""}>${t("web.dealer.inspect_rejected")}</option>
+        </select>
+        <label for="inspect-jokers">${t("web.dealer.inspect_jokers")}</label>
+        <input id="inspect-jokers" type="number" min="0" max="32" value="${fieldValue("#inspect-jokers", "0")}" size="3" />
+        <label for="inspect-reason">${t("web.dealer.inspect_reason")}</label>
+        <input id="inspect-reason" value="${fieldValue("#inspect-reason")}" />
+      </div>`;
+    }
+    if (step === "cut") {
+      const holders = [...new Set(state.seats.map((s) => s.holder).filter(Boolean))];
+      const depth = state.table.rules.cut_card_depth;
+      const shoe = Object.prototype.hasOwnProperty.call(state.table.rules, "cut_card_depth");
+      const pack = 52 * (state.table.rules.decks || 1);
+      return html`<div class="step-fields">
+        <label for="cut-by">${t("web.dealer.cut_by")}</label>
+        <select id="cut-by">
+          <option value="dealer">${t("web.dealer.cut_by_dealer")}</option>
+          ${holders.map((name) => html`<option value="${name}" ${fieldValue("#cut-by") === name ? html`selected` : ""}>${name}</option>`)}
+        </select>
+        ${shoe
+          ? html`<label for="cut-depth">${t("web.dealer.cut_depth", { lo: 40, hi: Math.floor(pack / 2) })}</label>
+            <input id="cut-depth" type="number" min="40" max="${Math.floor(pack / 2)}" size="4" value="${fieldValue("#cut-depth", depth == null ? Math.floor(pack / 4) : depth)}" />`
+          : html`<p class="muted">${t("web.dealer.cut_one_handed")}</p>`}
+      </div>`;
+    }
+    if (step === "burn") {
+      return html`<div class="step-fields">
+        <label for="procedure-cards">${t("web.dealer.burn_cards")}</label>
+        <input id="procedure-cards" placeholder="2c 9h" value="${fieldValue("#procedure-cards")}" />
+      </div>`;
+    }
+    return "";
+  };
+
   const renderProcedures = () => {
     const panel = $("#console-procedures", root);
     if (state.table.mode !== "live") {
@@ -136,21 +196,54 @@ export async function mount(root, args) {
     }
     panel.hidden = false;
     const between = state.phase === "betting";
+    // between rounds the checklist comes before the card entry; during a round, after it
+    const cards = $("#console-cards", root);
+    const want = between ? cards : cards.nextElementSibling;
+    if (panel.nextElementSibling !== want && panel !== want) panel.parentNode.insertBefore(panel, want);
+    const due = state.procedures_due || [];
+    const requests = state.deck_change_requests || [];
+    const next = between ? due[0] : null;
     patch(
       panel,
       html`<h2>${t("web.dealer.procedures")}</h2>
-        <form id="procedure-form">
+        ${due.length
+          ? html`<p class="muted">${t("web.dealer.checklist_help")}</p>
+            <ol class="checklist" id="procedure-checklist">${due.map(
+              (step, i) => html`<li class="checklist__step${i === 0 ? " checklist__step--next" : ""}" data-step="${step}">
+                <span class="checklist__name">${t(`web.procedure.${step}`)}</span>
+                ${i === 0 && next
+                  ? html`${stepFields(step)}
+                    <button type="button" class="btn btn--primary" id="proc-${step}" data-procedure="${step}" aria-keyshortcuts="Enter">${t("web.dealer.step_done")} <kbd>Enter</kbd></button>`
+                  : ""}
+              </li>`,
+            )}</ol>`
+          : between
+            ? html`<p class="ok" id="procedures-ready">${t("web.dealer.procedures_ready")}</p>`
+            : html`<p class="muted">${t("web.dealer.procedures_in_round")}</p>`}
+        ${requests.length
+          ? html`<h3>${t("web.dealer.requests")}</h3>
+            <ul class="requests" id="deck-requests">${requests.map(
+              (r) => html`<li id="deck-request-${r.request}">${t("web.dealer.request_line", { n: r.request, by: r.by, reason: r.reason })}
+                ${between ? html`<button type="button" class="btn" id="deck-change-${r.request}" data-request="${r.request}">${t("web.dealer.request_answer")}</button>` : ""}</li>`,
+            )}</ul>`
+          : ""}
+        <details class="more-procedures" ${fieldValue("#procedure-reason") ? html`open` : ""}><summary>${t("web.dealer.more_procedures")}</summary>
           <label for="procedure-reason">${t("web.dealer.procedure_reason")}</label>
-          <input id="procedure-reason" />
-          <label for="procedure-cards">${t("web.dealer.burn_cards")}</label>
-          <input id="procedure-cards" placeholder="2c 9h" />
-          <div class="actions actions--wrap">${PROCEDURES.map(
-            (p) => html`<button type="button" class="btn" id="proc-${p}" data-procedure="${p}" ${between || p === "cut_card" ? "" : html`disabled`}>${t(`web.procedure.${p}`)}</button>`,
-          )}</div>
-          <p class="field-error" id="procedure-error" role="alert">${messages.procedure}</p>
-          <p class="ok" id="procedure-ok" role="status">${messages.procedureOk}</p>
-        </form>`,
+          <input id="procedure-reason" value="${fieldValue("#procedure-reason")}" />
+          <div class="actions actions--wrap">
+            ${(due.length ? [] : ANYTIME).map(
+              (p) => html`<button type="button" class="btn" id="proc-${p}" data-procedure="${p}" ${between ? "" : html`disabled`}>${t(`web.procedure.${p}`)}</button>`,
+            )}
+            ${next === "deck_change" ? "" : html`<button type="button" class="btn" id="proc-deck_change" data-procedure="deck_change" ${between ? "" : html`disabled`}>${t("web.procedure.deck_change")}</button>`}
+            <button type="button" class="btn" id="proc-cut_card" data-procedure="cut_card">${t("web.procedure.cut_card")}</button>
+          </div>
+        </details>
+        <p class="field-error" id="procedure-error" role="alert">${messages.procedure}</p>
+        <p class="ok" id="procedure-ok" role="status">${messages.procedureOk}</p>`,
     );
+    const button = next ? $(`#proc-${next}`, root) : null;
+    const typing = document.activeElement && ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName);
+    if (button && !typing && !(state.pending && state.pending.kind === "card")) button.focus();
   };
 
   const renderVoid = () => {
@@ -196,6 +289,7 @@ export async function mount(root, args) {
   };
 
   const onState = (next) => {
+    if (state && next.seq !== state.seq) messages.deal = ""; // the table moved: an old refusal no longer holds
     state = next;
     game = state.table.game;
     if (state.round !== enteredRound && state.round !== null) {
@@ -221,7 +315,7 @@ export async function mount(root, args) {
       link.offer(await api.post(`/api/tables/${tableId}/deal`, {}, { idem: true }));
       messages.deal = "";
     } catch (err) {
-      messages.deal = err.message;
+      messages.deal = refusal(err);
     }
     render();
   });
@@ -284,13 +378,25 @@ export async function mount(root, args) {
     }
     render();
   });
+  const postProcedure = async (body) => {
+    try {
+      link.offer(await api.post(`/api/tables/${tableId}/procedures`, body, { idem: true }));
+      messages.procedure = "";
+      messages.procedureOk = t("web.dealer.procedure_done", { procedure: t(`web.procedure.${body.type}`) });
+      for (const id of ["#procedure-reason", "#procedure-cards", "#inspect-reason"]) if ($(id, root)) $(id, root).value = "";
+    } catch (err) {
+      messages.procedure = refusal(err);
+      messages.procedureOk = "";
+    }
+    render();
+  };
   onClick(root, "[data-procedure]", async (_e, el) => {
     const type = el.dataset.procedure;
     const body = { type };
-    const reason = $("#procedure-reason", root).value.trim();
+    const reason = fieldValue("#procedure-reason").trim();
     if (reason) body.reason = reason;
     if (type === "burn") {
-      const listed = $("#procedure-cards", root).value.split(/[\s,]+/).filter(Boolean);
+      const listed = fieldValue("#procedure-cards").split(/[\s,]+/).filter(Boolean);
       const cards = listed.map(cardSyntax);
       if (cards.some((c) => !c)) {
         messages.procedure = t("web.dealer.not_a_card", { text: listed[cards.indexOf(null)] });
@@ -299,18 +405,23 @@ export async function mount(root, args) {
         return;
       }
       body.cards = cards;
+    } else if (type === "inspect") {
+      body.result = fieldValue("#inspect-result", "complete");
+      body.jokers_removed = Number(fieldValue("#inspect-jokers", "0")) || 0;
+      const why = fieldValue("#inspect-reason").trim();
+      if (why) body.reason = why;
+    } else if (type === "cut") {
+      body.by = fieldValue("#cut-by", "dealer");
+      const depth = fieldValue("#cut-depth");
+      if (depth !== "") body.cut_card_depth = Number(depth);
     }
-    try {
-      link.offer(await api.post(`/api/tables/${tableId}/procedures`, body, { idem: true }));
-      messages.procedure = "";
-      messages.procedureOk = t("web.dealer.procedure_done", { procedure: t(`web.procedure.${type}`) });
-      $("#procedure-reason", root).value = "";
-      $("#procedure-cards", root).value = "";
-    } catch (err) {
-      messages.procedure = err.message;
-      messages.procedureOk = "";
-    }
-    render();
+    await postProcedure(body);
+  });
+  onClick(root, "[data-request]", async (_e, el) => {
+    const reason = fieldValue("#procedure-reason").trim();
+    const body = { type: "deck_change", request: Number(el.dataset.request) };
+    if (reason) body.reason = reason;
+    await postProcedure(body);
   });
 
   return {

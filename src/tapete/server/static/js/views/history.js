@@ -1,11 +1,13 @@
 // A player's last rounds (GET /api/me/rounds): table, round, net; open one to read what he was allowed to
-// see of it (cards, decisions, each settlement), the same censored events the server keeps for him.
+// see of it (cards, decisions, each settlement), the same censored events the server keeps for him; under
+// it, his claim about that round with the inspector's resolution, or the form to file one (rules.md §0).
 
 import * as api from "../api.js";
 import { cardText } from "../cards.js";
 import { clock, html, onClick, patch } from "../dom.js";
 import { money, signed, t } from "../i18n.js";
 import { seatName } from "../felt.js";
+import { claimBlock, fileClaim, myClaims } from "./control.js";
 
 /** One censored event as a line of the recall. */
 export function eventLine(game, ev) {
@@ -40,6 +42,8 @@ export function history(section) {
   let rounds = null;
   let open = null;
   let error = "";
+  let claims = {};
+  let claimError = "";
   const render = () => {
     patch(
       section,
@@ -59,7 +63,8 @@ export function history(section) {
                   <span class="muted">${clock(r.ended_at || r.started_at)}</span>
                 </button>
                 ${open === key
-                  ? html`<ol class="events">${r.events.map((ev) => eventLine(r.game, ev)).filter(Boolean).map((line) => html`<li>${line}</li>`)}</ol>`
+                  ? html`<ol class="events">${r.events.map((ev) => eventLine(r.game, ev)).filter(Boolean).map((line) => html`<li>${line}</li>`)}</ol>
+                    ${claimBlock(key, claims[key], claimError)}`
                   : ""}
               </li>`;
             })}</ul>`
@@ -69,16 +74,32 @@ export function history(section) {
   const load = async () => {
     try {
       rounds = (await api.get("/api/me/rounds")).rounds;
+      claims = await myClaims();
       error = "";
     } catch (err) {
       error = err.message;
     }
     render();
   };
+  section.addEventListener("submit", async (event) => {
+    const form = event.target.closest("form[data-claim]");
+    if (!form) return;
+    event.preventDefault();
+    const key = form.dataset.claim;
+    try {
+      claims[key] = await fileClaim(section, key);
+      claimError = "";
+    } catch (err) {
+      claimError = err.message;
+    }
+    section._tapete = undefined;
+    render();
+  });
   onClick(section, "button[data-i]", (_e, button) => {
     const r = rounds[Number(button.dataset.i)];
     const key = `${r.table}-${r.round}`;
     open = open === key ? null : key;
+    claimError = "";
     render();
   });
   render();

@@ -1,7 +1,9 @@
 // The inspector reads and changes nothing: the tables and their rounds; the recall of any round as one
 // timeline (cards in deal order, decisions with their times and who took them, procedures, ledger
 // entries), with every bettor's stakes, payouts and balances and the ledger entries listed; the check of
-// a table's hash chain; the reports per period (drop, win, hold) with their CSV; the significant events.
+// a table's hash chain; the reports per period (drop, win, hold) with their CSV; the significant events;
+// the players' claims, each read beside its round's recall and resolved with an outcome and a text, and
+// the deck-change requests (the inspector's own asked from here) with who asked, why, and who closed them.
 
 import * as api from "../api.js";
 import { cardText } from "../cards.js";
@@ -12,7 +14,7 @@ import { eventLine } from "./history.js";
 
 function tabs(here) {
   return html`<nav class="tabs" aria-label="${t("web.inspector.title")}">
-    ${["tables", "reports", "events"].map(
+    ${["tables", "reports", "events", "claims"].map(
       (k) => html`<a href="#/inspector${k === "tables" ? "" : `/${k}`}" id="tab-${k}" class="tab${here === k ? " tab--here" : ""}" ${here === k ? html`aria-current="page"` : ""}>${t(`web.inspector.${k}`)}</a>`,
     )}</nav>`;
 }
@@ -24,13 +26,27 @@ function cardTo(game, c) {
   return t(`pyb.side.${c.to}`);
 }
 
+/** What a step recorded beside its name: the inspection's result and jokers, who cut and the cut card's
+ * depth, the deck-change request a change answered. */
+function procedureDetail(p) {
+  if (p.step === "inspect") {
+    return ` · ${t(p.result === "rejected" ? "web.dealer.inspect_rejected" : "web.dealer.inspect_complete")} · ${t("web.recall.jokers", { n: p.jokers_removed ?? 0 })}`;
+  }
+  if (p.step === "cut") {
+    const who = (p.event_by ?? "dealer") === "dealer" ? t("web.dealer.cut_by_dealer") : p.event_by;
+    return ` · ${t("web.recall.cut_by", { who })}${p.cut_card_depth ? ` · ${t("web.recall.cut_card", { n: p.cut_card_depth })}` : ""}`;
+  }
+  if (p.step === "deck_change" && p.request) return ` · ${t("web.recall.request", { n: p.request, by: p.requested_by })}`;
+  return "";
+}
+
 /** The recall as one timeline: every card, decision, procedure, correction and ledger entry by time. */
 export function timeline(recall) {
   const game = recall.game;
   const rows = [];
   for (const p of recall.procedures) {
     const what = p.type === "procedure" ? t(`web.procedure.${p.step}`) : p.type === "new_pack" ? t(p.deck_change ? "web.procedure.deck_change" : "web.procedure.new_pack") : t(`web.event.${p.type}`);
-    rows.push({ at: p.at, seq: p.seq, kind: "procedure", what: `${what}${p.reason ? ` — ${p.reason}` : ""}${p.cards ? ` (${p.cards.map(cardText).join(" ")})` : ""}`, by: p.by });
+    rows.push({ at: p.at, seq: p.seq, kind: "procedure", what: `${what}${procedureDetail(p)}${p.reason ? ` — ${p.reason}` : ""}${p.cards ? ` (${p.cards.map(cardText).join(" ")})` : ""}`, by: p.by });
   }
   for (const c of recall.cards) {
     const line = t(c.superseded ? "web.recall.card_superseded" : "web.recall.card", { card: cardText(c.card), to: cardTo(game, c) });
@@ -230,7 +246,109 @@ async function eventsTab(root) {
   return { relang: () => { for (const el of root.querySelectorAll("[id]")) el._tapete = undefined; render(); } };
 }
 
+async function claimsTab(root, args) {
+  const claimId = args[1] ? Number(args[1]) : null;
+  let claims = [];
+  let requests = [];
+  let tables = [];
+  let open = null;
+  let error = "";
+  let resolveError = "";
+  let requestError = "";
+  let requestOk = "";
+  root.innerHTML = `<section class="inspector"><h1 id="inspector-title"></h1><div id="inspector-tabs"></div>
+    <div class="three-col"><section class="panel" id="insp-claims"></section><section class="panel" id="insp-requests"></section>
+    <section class="panel panel--wide" id="insp-claim"></section></div></section>`;
+  const render = () => {
+    $("#inspector-title", root).textContent = t("web.inspector.title");
+    patch($("#inspector-tabs", root), tabs("claims"));
+    patch(
+      $("#insp-claims", root),
+      html`<h2>${t("web.claims.title")}</h2>${error ? html`<p class="field-error" role="alert">${error}</p>` : ""}
+      ${claims.length ? "" : html`<p class="muted">${t("web.claims.none")}</p>`}
+      <ul class="plain" id="claims-list">${claims.map((c) => html`<li><a id="insp-claim-${c.id}" href="#/inspector/claims/${c.id}" class="${c.id === claimId ? "here" : ""}">${t("web.claims.line", { id: c.id, player: c.player, table: c.table, round: c.round })}</a>
+        <span class="muted">${t(`web.claims.status.${c.status}`)}</span></li>`)}</ul>`,
+    );
+    const live = tables.filter((tb) => tb.mode === "live");
+    patch(
+      $("#insp-requests", root),
+      html`<h2>${t("web.deck_request.list")}</h2>
+      <ul class="plain" id="requests-list">${requests.map((r) => html`<li id="insp-request-${r.request}">${t("web.deck_request.line", { n: r.request, table: r.table, by: r.by, reason: r.reason })}
+        <span class="muted">${r.status === "closed" ? t("web.deck_request.closed", { by: r.closed_by }) : t("web.deck_request.open")}</span></li>`)}</ul>
+      <form id="insp-request-form" autocomplete="off">
+        <h3>${t("web.deck_request.title")}</h3>
+        <label for="insp-request-table">${t("web.col.table")}</label>
+        <select id="insp-request-table">${live.map((tb) => html`<option value="${tb.id}">${tb.name}</option>`)}</select>
+        <label for="insp-request-reason">${t("web.reason")}</label>
+        <input id="insp-request-reason" maxlength="2000" />
+        <button type="submit" class="btn" id="insp-request-submit">${t("web.deck_request.submit")}</button>
+        <p class="field-error" role="alert">${requestError}</p><p class="ok" role="status" id="insp-request-ok">${requestOk}</p>
+      </form>`,
+    );
+    const c = open && open.claim;
+    patch(
+      $("#insp-claim", root),
+      c
+        ? html`<h2 id="claim-title">${t("web.claims.line", { id: c.id, player: c.player, table: c.table, round: c.round })}</h2>
+          <blockquote id="claim-text">${c.text}</blockquote>
+          ${c.status === "resolved"
+            ? html`<p id="claim-resolution" class="${c.resolution.outcome === "upheld" ? "ok" : "field-error"}">${t("web.claim.resolved", { outcome: t(`web.claim.outcome.${c.resolution.outcome}`), text: c.resolution.text, by: c.resolution.by })}</p>`
+            : html`<form id="resolve-form" autocomplete="off">
+                <label for="resolve-outcome">${t("web.claims.outcome")}</label>
+                <select id="resolve-outcome"><option value="upheld">${t("web.claim.outcome.upheld")}</option><option value="rejected">${t("web.claim.outcome.rejected")}</option></select>
+                <label for="resolve-text">${t("web.claims.resolution")}</label>
+                <textarea id="resolve-text" rows="3" maxlength="2000"></textarea>
+                <button type="submit" class="btn btn--primary" id="resolve-submit">${t("web.claims.resolve")}</button>
+                <p class="field-error" role="alert">${resolveError}</p></form>`}
+          <div class="claim-recall" id="claim-recall">${open.recall ? recallView(open.recall) : ""}</div>`
+        : html`<p class="muted">${t("web.claims.choose")}</p>`,
+    );
+  };
+  const load = async () => {
+    try {
+      [claims, requests, tables] = await Promise.all([
+        api.get("/api/claims").then((d) => d.claims),
+        api.get("/api/deck-change-requests").then((d) => d.requests),
+        api.get("/api/tables").then((d) => d.tables),
+      ]);
+      if (claimId) open = await api.get(`/api/claims/${claimId}`);
+      error = "";
+    } catch (err) {
+      error = err.message;
+    }
+    render();
+  };
+  root.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (event.target.id === "resolve-form") {
+      try {
+        const body = { outcome: $("#resolve-outcome", root).value, text: $("#resolve-text", root).value };
+        await api.post(`/api/claims/${claimId}/resolution`, body, { idem: true });
+        resolveError = "";
+      } catch (err) {
+        resolveError = err.message;
+      }
+    } else if (event.target.id === "insp-request-form") {
+      try {
+        const table = Number($("#insp-request-table", root).value);
+        const answer = await api.post(`/api/tables/${table}/deck-change-requests`, { reason: $("#insp-request-reason", root).value }, { idem: true });
+        requestError = "";
+        requestOk = t("web.deck_request.sent", { n: answer.request });
+      } catch (err) {
+        requestError = err.message;
+        requestOk = "";
+      }
+    }
+    for (const el of root.querySelectorAll("[id]")) el._tapete = undefined;
+    await load();
+  });
+  render();
+  await load();
+  return { relang: () => { for (const el of root.querySelectorAll("[id]")) el._tapete = undefined; render(); } };
+}
+
 export function mount(root, args) {
+  if (args[0] === "claims") return claimsTab(root, args);
   if (args[0] === "reports") return reportsTab(root);
   if (args[0] === "events") return eventsTab(root);
   return tablesTab(root, args);

@@ -11,6 +11,7 @@ import { connection, dialog, setBalance, whoami } from "../main.js";
 import { BLACKJACKS, felt, handName, limits, pendingText, seatName } from "../felt.js";
 import { TableLink } from "../live.js";
 import { history } from "./history.js";
+import { deckRequestPanel } from "./control.js";
 import { rulesDialog } from "./rules.js";
 
 /** Chip values of a table: its minimum, then the usual casino values up to its maximum (at most six). */
@@ -56,11 +57,13 @@ export async function mount(root, args) {
           <section class="panel" id="requests-panel" hidden></section>
           <section class="panel" id="payouts-panel"></section>
           <section class="panel" id="history-panel" hidden></section>
+          <section class="panel" id="deck-request-panel" hidden></section>
         </aside>
       </div>
     </section>`;
   const recall = player ? history($("#history-panel", root)) : null;
   if (recall) $("#history-panel", root).hidden = false;
+  const deckRequest = player ? deckRequestPanel($("#deck-request-panel", root), tableId) : null;
 
   try {
     const [games, house] = await Promise.all([api.get("/api/games"), api.get(`/api/tables/${tableId}/house-rules`)]);
@@ -303,6 +306,7 @@ export async function mount(root, args) {
     renderChips();
     renderRequests();
     renderPayouts();
+    if (deckRequest) deckRequest.render(state, me);
   };
 
   const onState = (next) => {
