@@ -19,6 +19,7 @@ CODES = [
     "conflict",
     "rate_limited",
     "insufficient_funds",
+    "limit_reached",
     "invalid_rules",
     "bad_bet",
     "bad_cards",
@@ -50,7 +51,7 @@ ERROR: dict[str, Any] = {
 REFUSALS: dict[int, str] = {
     400: "bad_request: a malformed body or parameter",
     401: "unauthorized: no token, or one that opens no session",
-    403: "forbidden: not this caller's role, or not his box",
+    403: "forbidden: not this caller's role, or not his box; limit_reached: past a limit the player set",
     404: "not_found: no such table, round, user or path",
     409: "conflict: not the phase for it, a seat already taken, an idempotency key reused, another "
     "request first",
