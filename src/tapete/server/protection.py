@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -755,12 +756,25 @@ def router(casino: Casino) -> APIRouter:
         asked = {name: getattr(body, name) for name in LIMITS if name in body.model_fields_set}
         return await service.set_limits(caller, asked)
 
-    @api.post("/api/me/exclusion", tags=["protection"])
-    async def post_exclusion(body: ExclusionBody, request: Request) -> dict[str, Any]:
+    @api.post(
+        "/api/me/exclusion",
+        tags=["protection"],
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": ExclusionBody.model_json_schema()}},
+            }
+        },
+    )
+    async def post_exclusion(request: Request) -> dict[str, Any]:
         """The player excludes himself for `days` (1 to 3650): his tokens end at once; no login until
-        `until`; nobody can lift it early."""
+        `until`; nobody can lift it early. (The caller's role is checked before his body.)"""
         caller = await who(request)
         caller.need("player")
+        try:
+            body = ExclusionBody.model_validate_json(await request.body())
+        except ValidationError as exc:
+            raise RequestValidationError(exc.errors()) from None
         return await service.exclude(caller, body.days)
 
     @api.put(
