@@ -337,9 +337,10 @@ class Protection:
             )
 
     async def check_login(self, user_id: int, role: str) -> None:
-        """A player on the register, or excluded by himself, does not log in."""
-        if role != "player":
-            return
+        """A player on the register, or excluded by himself, does not log in: checked whatever his role
+        now, so that giving an excluded player another role does not lift his exclusion (`role` unused but
+        said: staff carry no identity, and a user who never was a player has nothing to find)."""
+        del role
         async with self.casino.store.autocommit() as tx:
             profile = await self.profile(tx, user_id, fresh=True)
         self._barred(profile, self.clock(), "login", identity=False)

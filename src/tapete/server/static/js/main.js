@@ -40,10 +40,11 @@ export function whoami() {
 /** A newer balance for the top bar (a table's state carries it). */
 export function setBalance(balance, available) {
   if (!me || me.role !== "player") return;
+  const moved = me.balance !== balance || me.available !== available;
   me.balance = balance;
   me.available = available;
   renderWho();
-  protection.refreshLater(); // the session's wagers and net in view follow the table
+  if (moved) protection.refreshLater(); // the session's wagers and net in view follow the chips
 
 }
 

@@ -2,8 +2,10 @@
 // player, a bar always in view under the top bar with the previous login, the session's time (ticking),
 // what he wagered and his net since the session began; and the reality check every N minutes of the
 // session (his own interval, 60 by default): a modal dialog that keeps the whole page inert (no bet, no
-// decision) until he acknowledges it, or leaves. The session's time counts from the server's
-// `started_at`, anchored once to this browser's clock (so a page reloaded mid-session shows the same).
+// decision) until he acknowledges it, or leaves. The figures are read again when his chips move (a
+// table's push) and at each reality check, never on a timer (its requests would keep an idle session
+// open). The session's time counts from the server's `started_at`, anchored once to this browser's clock
+// (so a page reloaded mid-session shows the same).
 
 import * as api from "./api.js";
 import { $, clock, html, onClick, patch } from "./dom.js";
@@ -12,7 +14,6 @@ import { money, signed, t } from "./i18n.js";
 let me = null; // GET /api/me of the player (null: nobody, or staff)
 let anchor = null; // the browser's time (ms) at which the session began
 let ticker = null;
-let poller = null;
 let refreshSoon = null;
 let showing = false;
 
@@ -140,7 +141,6 @@ export function start(who) {
   anchor = Date.now() - Math.max(0, said - began);
   renderBar();
   ticker = window.setInterval(tick, 1000);
-  poller = window.setInterval(refresh, 15000);
   tick();
 }
 
@@ -148,8 +148,8 @@ export function stop() {
   me = null;
   anchor = null;
   showing = false;
-  for (const id of [ticker, poller, refreshSoon]) if (id) window.clearInterval(id);
-  ticker = poller = refreshSoon = null;
+  for (const id of [ticker, refreshSoon]) if (id) window.clearInterval(id);
+  ticker = refreshSoon = null;
   const box = $("#reality");
   if (box && box.open) box.close();
   renderBar();

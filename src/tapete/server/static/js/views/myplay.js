@@ -32,6 +32,7 @@ function said(field, value, limits) {
 export async function mount(root) {
   let me = null;
   const messages = { limits: "", limitsOk: "", exclusion: "", excluded: null, load: "" };
+  const typed = { days: "", sure: false }; // the exclusion's form as the player left it
   root.innerHTML = `<section class="myplay"><h1 id="myplay-title"></h1>
     <div class="two-col"><section class="panel" id="myplay-session"></section>
     <section class="panel" id="myplay-limits"></section></div>
@@ -98,8 +99,8 @@ export async function mount(root) {
         <p>${t("web.myplay.exclusion_help")}</p>
         <form id="exclusion-form" class="stack-form" novalidate>
           <label for="exclusion-days">${t("web.myplay.days")}</label>
-          <input id="exclusion-days" inputmode="numeric" placeholder="30" aria-describedby="exclusion-error" />
-          <label class="check"><input type="checkbox" id="exclusion-sure" /> ${t("web.myplay.exclusion_sure")}</label>
+          <input id="exclusion-days" inputmode="numeric" placeholder="30" value="${typed.days}" aria-describedby="exclusion-error" />
+          <label class="check"><input type="checkbox" id="exclusion-sure" ${typed.sure ? html`checked` : ""} /> ${t("web.myplay.exclusion_sure")}</label>
           <button type="submit" class="btn btn--danger" id="exclusion-submit">${t("web.myplay.exclude")}</button>
           <p class="field-error" id="exclusion-error" role="alert">${messages.exclusion}</p>
         </form>`,
@@ -159,10 +160,12 @@ export async function mount(root) {
     }
     if (event.target.id === "exclusion-form") {
       messages.exclusion = "";
-      const days = Number($("#exclusion-days", root).value.trim());
+      typed.days = $("#exclusion-days", root).value.trim();
+      typed.sure = $("#exclusion-sure", root).checked;
+      const days = Number(typed.days);
       if (!Number.isInteger(days) || days < 1 || days > 3650) {
         messages.exclusion = t("web.myplay.days_range");
-      } else if (!$("#exclusion-sure", root).checked) {
+      } else if (!typed.sure) {
         messages.exclusion = t("web.myplay.exclusion_confirm");
       } else {
         try {
