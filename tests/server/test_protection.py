@@ -177,6 +177,14 @@ def test_a_register_line_that_does_not_read_loads_nothing(api: Api) -> None:
     ]
 
 
+def test_a_registers_since_may_be_a_date_a_time_or_empty() -> None:
+    """`since` is kept as a date: an ISO date, or a date and time (its date); empty is none."""
+    assert parse_register(b"12345678,2026-01-01T10:00:00Z\nX1234567,\n") == [
+        ("12345678", "2026-01-01"),
+        ("X1234567", None),
+    ]
+
+
 def _play_round(api: Api, table: int, holder: str) -> None:
     """Deal (the administrator) and stand on every decision until the round ends."""
     state = api.ok("admin", "POST", f"/api/tables/{table}/deal")
@@ -453,7 +461,8 @@ def test_me_shows_the_session_its_previous_login_and_the_limits(api: Api) -> Non
     player(api, "ana", ANA, chips=1_000)
     first = api.ok("ana", "GET", "/api/me")
     assert first["session"]["previous_login"] is None and first["session"]["wagered"] == 0
-    assert first["limits"]["reality_check_minutes"] is None and first["limits"]["reality_check_default"] == 60
+    assert first["limits"]["reality_check_minutes"] == 60 and first["limits"]["reality_check_default"] == 60
+    assert first["limits"]["loss_per_day"] is None and first["limits"]["pending"] == {}
     began = first["session"]["started_at"]
     api.login("ana", "password-123")
     again = api.ok("ana", "GET", "/api/me")["session"]

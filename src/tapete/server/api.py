@@ -533,9 +533,9 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
         """Change a user's role, active flag or password (admin); an administrator cannot demote himself. A
         player's identity (document, birth_date): admin or cashier."""
         caller.need("admin", "cashier")
-        ident = protection.identity_of(body.document, body.birth_date, casino.protection.today())
         if caller.role != "admin" and (body.role, body.active, body.password) != (None, None, None):
             caller.need("admin")
+        ident = protection.identity_of(body.document, body.birth_date, casino.protection.today())
 
         async def run(db: AsyncSession) -> dict[str, Any]:
             user = await db.scalar(select(User).where(User.name == name))

@@ -121,11 +121,14 @@ class Profile:
     pending: dict[str, dict[str, Any]]
 
     def limits(self, now: datetime) -> dict[str, int | None]:
-        """The limits in force at `now`: a raise takes effect once its 24 hours passed."""
+        """The limits in force at `now`: a raise takes effect once its 24 hours passed; the reality check's
+        interval is the default (60) when none is set."""
         out = dict(self.set)
         for name, wait in self.pending.items():
             if name in out and _parse_time(wait["from"]) <= now:
                 out[name] = wait["value"]
+        if out["reality_check_minutes"] is None:
+            out["reality_check_minutes"] = DEFAULT_REALITY_CHECK
         return out
 
     def waiting(self, now: datetime) -> dict[str, dict[str, Any]]:
@@ -699,12 +702,11 @@ def parse_register(body: bytes) -> list[tuple[str, str | None]]:
         document = cells[0]
         since = cells[1] if len(cells) > 1 and cells[1] else None
         problem = not REGISTER_DOCUMENT.match(document) or len(cells) > 2
-        if since is not None and not problem:
+        if since is not None and not problem:  # an ISO date, or a date and time (its date kept)
             try:
-                date.fromisoformat(since)
+                since = datetime.fromisoformat(since.replace("Z", "+00:00")).date().isoformat()
             except ValueError:
                 problem = True
-            problem = problem or len(since) != 10
         if problem:
             raise BadRequest(
                 f"line {number} of the register does not read as document,since",
