@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import re
 import time
 from collections.abc import Callable, Iterable
@@ -42,6 +43,8 @@ from tapete.server.tables import note
 if TYPE_CHECKING:
     from tapete.server.app import Casino
 
+log = logging.getLogger("tapete.server.protection")
+
 #: the casino's calendar: a "day" of the daily limits is Lima's (Peru keeps UTC-5, no summer time)
 LIMA = ZoneInfo("America/Lima")
 #: the limits a player sets himself, each "lower is stricter"; None: no limit
@@ -51,8 +54,10 @@ DEFAULT_REALITY_CHECK = 60
 #: raising or removing a limit takes effect this long after it was asked
 RAISE_DELAY = timedelta(hours=24)
 #: how long a process trusts what it read of a player without reading it again, should a change made
-#: in another process not be heard (the broker tells every process at once; this is the safety net)
-TRUST_SECONDS = 30.0
+#: in another process not be heard (the broker tells every process at once, and a process that lost its
+#: broker forgets everything when it is back; this is the last safety net). What depends on the time (an
+#: exclusion's end, a raise's 24 hours, the day, the session's minutes) is judged at each check.
+TRUST_SECONDS = 300.0
 DNI = re.compile(r"^[0-9]{8}$")
 #: a document of the register: a DNI, or another identity document (carné de extranjería, passport)
 REGISTER_DOCUMENT = re.compile(r"^[A-Za-z0-9]{4,20}$")
@@ -235,6 +240,8 @@ class Protection:
     profiles: dict[int, tuple[Profile, float]] = field(default_factory=dict)
     #: session id → when it began (a session's start never changes)
     starts: dict[str, datetime] = field(default_factory=dict)
+    #: moved by every change heard: a profile read while a change committed is not kept (it may be older)
+    generation: int = 0
 
     def today(self) -> date:
         """Lima's calendar date now (a birth date's 18 years count to it)."""
@@ -245,6 +252,7 @@ class Protection:
         """What changed, heard here or from another process: a player (``{"user": id}``, also said when
         his sessions end), or everyone (``{"protection": "all"}``: a register loaded; None: the broker
         reconnected and may have missed something)."""
+        self.generation += 1
         if what is None or what.get("protection") == "all":
             self.profiles.clear()
             return
@@ -264,6 +272,7 @@ class Protection:
         known = self.profiles.get(user_id)
         if known is not None and not fresh and time.monotonic() < known[1]:
             return known[0]
+        generation = self.generation
         row = await tx.one(_PROFILE, {"user": user_id})
         if row is None:
             raise NotFound(f"no user {user_id}", key="err.api.no_user", name=str(user_id))
@@ -285,7 +294,8 @@ class Protection:
         )
         if len(self.profiles) > 50_000:
             self.profiles.clear()
-        self.profiles[user_id] = (found, time.monotonic() + TRUST_SECONDS)
+        if generation == self.generation:  # nothing changed while it was read: kept
+            self.profiles[user_id] = (found, time.monotonic() + TRUST_SECONDS)
         return found
 
     async def session_start(self, tx: Tx, session_id: str) -> datetime:
@@ -454,8 +464,13 @@ class Protection:
             return
         exc.protection_event = None  # type: ignore[attr-defined]
         casino = self.casino
-        async with casino._write_lock(), casino.store.transaction() as tx:
-            await note(tx, event.kind, actor=event.actor, details=event.details)
+        try:
+            async with casino._write_lock(), casino.store.transaction() as tx:
+                await note(tx, event.kind, actor=event.actor, details=event.details)
+        except Exception:  # the refusal is answered all the same; the log says what was not written
+            log.exception(
+                "a refusal's significant event could not be written: %s %s", event.kind, event.details
+            )
 
     # -- what a player sees -------------------------------------------------------------------------
     async def me(self, caller: Caller) -> dict[str, Any]:
