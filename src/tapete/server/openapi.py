@@ -143,7 +143,20 @@ ANSWERS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
         "200": _obj("token", "user", token=_STR, user=_obj("name", "role", name=_STR, role=_STR))
     },
     ("post", "/api/logout"): {"200": {"type": "object"}},
-    ("get", "/api/me"): {"200": _obj("name", "role", name=_STR, role=_STR, balance=_INT)},
+    ("get", "/api/me"): {
+        "200": _obj(
+            "name",
+            "role",
+            name=_STR,
+            role=_STR,
+            balance=_INT,
+            # player protection (server.md): a player's session and his limits (docs/protection.md)
+            session=_obj(
+                "started_at", "previous_login", "wagered", "net", started_at=_STR, wagered=_INT, net=_INT
+            ),
+            limits={"$ref": "#/components/schemas/LimitsOut"},
+        )
+    },
     ("post", "/api/users"): {"201": _obj("name", "role", name=_STR, role=_STR)},
     ("post", "/api/cashier/buy-in"): {"200": _obj("player", "balance", player=_STR, balance=_INT)},
     ("post", "/api/cashier/cash-out"): {"200": _obj("player", "balance", player=_STR, balance=_INT)},

@@ -758,6 +758,59 @@ class ExclusionBody(BaseModel):
     days: StrictInt = Field(ge=1, le=MAX_EXCLUSION_DAYS)
 
 
+class PendingLimit(BaseModel):
+    """A raise (or a removal) that waits its 24 hours."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    value: int | None = Field(description="the limit it will be; null: none")
+    from_: str = Field(alias="from", description="when it takes effect (UTC, ISO)")
+
+
+class LimitsOut(BaseModel):
+    """The limits in force (null: none) and those that wait."""
+
+    loss_per_day: int | None
+    wager_per_day: int | None
+    session_minutes: int | None
+    reality_check_minutes: int
+    reality_check_default: int
+    pending: dict[str, PendingLimit]
+
+
+class ExclusionOut(BaseModel):
+    """The end of a self-exclusion."""
+
+    until: str = Field(description="UTC, ISO")
+
+
+class RegisterOut(BaseModel):
+    """The register in force."""
+
+    entries: int
+    loaded_at: str | None
+    loaded_by: str | None = None
+
+
+class RegisterLoaded(BaseModel):
+    """A register just loaded."""
+
+    entries: int
+    loaded_at: str
+    players_on_it: list[str] = Field(description="the players whose document it holds")
+
+
+class ProtectedPlayer(BaseModel):
+    """A player's identity and protection, as staff see them."""
+
+    player: str
+    document: str | None
+    birth_date: str | None
+    identified: bool
+    prohibited: bool
+    excluded_until: str | None
+
+
 def router(casino: Casino) -> APIRouter:
     """Protection's endpoints (server.md, "Player protection")."""
     from tapete.server.api import who  # here: the API's module imports this one
@@ -765,7 +818,7 @@ def router(casino: Casino) -> APIRouter:
     api = APIRouter()
     service = casino.protection
 
-    @api.put("/api/me/limits", tags=["protection"])
+    @api.put("/api/me/limits", tags=["protection"], response_model=LimitsOut, response_model_by_alias=True)
     async def put_limits(body: LimitsBody, request: Request) -> dict[str, Any]:
         """The player's own limits: lowering takes effect at once, raising or removing 24 hours later
         (shown under `pending`)."""
@@ -777,6 +830,7 @@ def router(casino: Casino) -> APIRouter:
     @api.post(
         "/api/me/exclusion",
         tags=["protection"],
+        response_model=ExclusionOut,
         openapi_extra={
             "requestBody": {
                 "required": True,
@@ -798,6 +852,7 @@ def router(casino: Casino) -> APIRouter:
     @api.put(
         "/api/protection/register",
         tags=["protection"],
+        response_model=RegisterLoaded,
         openapi_extra={
             "requestBody": {
                 "required": True,
@@ -815,14 +870,14 @@ def router(casino: Casino) -> APIRouter:
         caller.need("admin")
         return await service.load_register(caller, await request.body())
 
-    @api.get("/api/protection/register", tags=["protection"])
+    @api.get("/api/protection/register", tags=["protection"], response_model=RegisterOut)
     async def get_register(request: Request) -> dict[str, Any]:
         """How many entries the register holds and when it was loaded (admin, inspector)."""
         caller = await who(request)
         caller.need("admin", "inspector")
         return await service.register()
 
-    @api.get("/api/protection/players/{name}", tags=["protection"])
+    @api.get("/api/protection/players/{name}", tags=["protection"], response_model=ProtectedPlayer)
     async def get_protected_player(name: str, request: Request) -> dict[str, Any]:
         """A player's identity, whether the register holds him and whether he excluded himself
         (cashier, admin, inspector)."""
