@@ -34,6 +34,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import BadRequest, TapeteError
+from tapete.server import models
 from tapete.server.accounts import NAME, Caller
 from tapete.server.errors import ApiError, Conflict, Forbidden, NotFound
 from tapete.server.models import utcnow
@@ -235,7 +236,7 @@ class Protection:
 
     casino: Casino
     #: now, in UTC (tests inject another clock: a raise's 24 hours, an exclusion's end, Lima's day)
-    clock: Callable[[], datetime] = utcnow
+    clock: Callable[[], datetime] = field(default=lambda: models.utcnow())
     #: user id → (his profile, monotonic time it is trusted until)
     profiles: dict[int, tuple[Profile, float]] = field(default_factory=dict)
     #: session id → when it began (a session's start never changes)
