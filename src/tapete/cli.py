@@ -330,13 +330,28 @@ def serve(
         str | None, typer.Option(help="redis://… for several processes (else $TAPETE_BROKER_URL)")
     ] = None,
     workers: Annotated[int, typer.Option(help="server processes on this host (PostgreSQL and a broker)")] = 1,
+    require_identity: Annotated[
+        bool,
+        typer.Option(
+            "--require-identity",
+            help="a player without his identity (DNI, birth date) may not sit or bet"
+            " (else $TAPETE_REQUIRE_IDENTITY)",
+        ),
+    ] = False,
 ) -> None:
     """Serve the casino's tables: the HTTP + WebSocket API (shared/spec/server.md) and the web page."""
     from tapete.server.config import ConfigError
     from tapete.server.main import serve as run_server
 
     try:
-        run_server(host=host, port=port, database_url=database_url, broker_url=broker_url, workers=workers)
+        run_server(
+            host=host,
+            port=port,
+            database_url=database_url,
+            broker_url=broker_url,
+            workers=workers,
+            require_identity=require_identity,
+        )
     except ConfigError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None

@@ -128,6 +128,21 @@ def endpoints(w: dict[str, int]) -> list[Endpoint]:
         Endpoint("POST", f"/api/tables/{bet}/deal", frozenset({"dealer", "admin"})),
         Endpoint("DELETE", f"/api/tables/{proc}/bets", frozenset({"player"})),
         Endpoint("DELETE", f"/api/tables/{proc}/seats/1", frozenset({"player"})),
+        # player protection (server.md): a limit lowered; a self-exclusion's length refused after his role
+        # is checked (a real one would end ana's sessions); a register holding nobody of this world
+        Endpoint("PUT", "/api/me/limits", frozenset({"player"}), {"reality_check_minutes": 30}),
+        Endpoint("POST", "/api/me/exclusion", frozenset({"player"}), {"days": 0}),
+        Endpoint("GET", "/api/protection/register", frozenset({"admin", "inspector"}), mutates=False),
+        Endpoint("PUT", "/api/protection/register", frozenset({"admin"})),  # an empty register
+        Endpoint(
+            "GET", "/api/protection/players/ana", frozenset({"cashier", "admin", "inspector"}), mutates=False
+        ),
+        Endpoint(
+            "PATCH",
+            "/api/users/luis",
+            frozenset({"cashier", "admin"}),
+            {"document": "12345679", "birth_date": "1990-01-01"},
+        ),
         Endpoint("POST", "/api/logout", ANY),
     ]
 

@@ -32,7 +32,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tapete.errors import BadRequest, TapeteError
-from tapete.server import accounts, control_api, inspector, ledger, openapi, state, tables, words
+from tapete.server import (
+    accounts,
+    control_api,
+    inspector,
+    ledger,
+    openapi,
+    protection,
+    protection_api,
+    state,
+    tables,
+    words,
+)
 from tapete.server.accounts import Caller
 from tapete.server.app import Casino, Idem, Replay, health, lifespan_of
 from tapete.server.config import VERSION
@@ -77,12 +88,16 @@ class UserBody(Body):
     username: StrictStr
     password: StrictStr
     role: StrictStr
+    document: StrictStr | None = Field(default=None, description="a player's DNI: 8 digits")
+    birth_date: StrictStr | None = Field(default=None, description="a player's birth date (ISO); 18 or older")
 
 
 class UserChange(Body):
     role: StrictStr | None = None
     active: StrictBool | None = None
     password: StrictStr | None = None
+    document: StrictStr | None = Field(default=None, description="a player's DNI (admin, cashier)")
+    birth_date: StrictStr | None = Field(default=None, description="a player's birth date (admin, cashier)")
 
 
 class CashierBody(Body):
@@ -218,6 +233,7 @@ class FastLane:
             idem = Idem.of(request.headers.get("idempotency-key"), "POST", scope["path"], raw, lang)
             response = await lane.handler(table_id, body, caller, idem)
         except TapeteError as exc:
+            await self.casino.protection.noted(exc)
             response = FastJSON(error_body(exc, lang), status_code=status_of(exc))
         await response(scope, receive, send)
 
@@ -239,6 +255,7 @@ def create_app(casino: Casino) -> FastAPI:
 
     @app.exception_handler(TapeteError)
     async def _refused(request: Request, exc: TapeteError) -> JSONResponse:
+        await casino.protection.noted(exc)  # a refusal of player protection is a significant event
         return FastJSON(
             error_body(exc, language(request.headers.get("accept-language"))), status_code=status_of(exc)
         )
@@ -276,7 +293,12 @@ def create_app(casino: Casino) -> FastAPI:
         await _refuse_socket(websocket, _malformed_request(exc.errors()))
 
     table_router, lanes = router(casino)
-    routers = [table_router, words.router(casino, who), control_api.router(casino)]
+    routers = [
+        table_router,
+        words.router(casino, who),
+        control_api.router(casino),
+        protection_api.router(casino),
+    ]
     stack = app.build_middleware_stack
     app.build_middleware_stack = lambda: FastLane(stack(), casino, lanes)  # type: ignore[method-assign]
     for each in routers:
@@ -383,6 +405,7 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
             token, user, previous = await accounts.login(
                 db, casino.settings, body.username, body.password, address
             )
+            await casino.protection.check_login(user.id, user.role)  # the register, a self-exclusion
             return {
                 "token": token,
                 "user": {"name": user.name, "role": user.role},
@@ -420,6 +443,7 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
                 balance, free = await ledger.available(tx, ledger.Player(user.id, user.name))
             out["balance"] = balance
             out["available"] = free
+            out.update(await casino.protection.me(caller))  # his session and his limits
         return out
 
     @api.get("/api/me/rounds", tags=["people"])
@@ -436,9 +460,11 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
     async def post_user(body: UserBody, caller: Who) -> Response:
         """A new user with one role (admin)."""
         caller.need("admin")
+        ident = protection.identity_of(body.document, body.birth_date, casino.protection.today())
 
         async def run(db: AsyncSession) -> dict[str, Any]:
             user = await accounts.create_user(db, body.username, body.password, body.role, actor=caller.name)
+            await casino.protection.set_identity(db, user.id, user.name, user.role, ident, caller.name)
             return {"name": user.name, "role": user.role}
 
         return FastJSON(await casino.run(run), status_code=201)
@@ -453,8 +479,12 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
 
     @api.patch("/api/users/{name}", tags=["people"])
     async def patch_user(name: PathName, body: UserChange, caller: Who) -> dict[str, Any]:
-        """Change a user's role, active flag or password (admin); an administrator cannot demote himself."""
-        caller.need("admin")
+        """Change a user's role, active flag or password (admin); an administrator cannot demote himself. A
+        player's identity (document, birth_date): admin or cashier."""
+        caller.need("admin", "cashier")
+        if caller.role != "admin" and (body.role, body.active, body.password) != (None, None, None):
+            caller.need("admin")
+        ident = protection.identity_of(body.document, body.birth_date, casino.protection.today())
 
         async def run(db: AsyncSession) -> dict[str, Any]:
             user = await db.scalar(select(User).where(User.name == name))
@@ -476,6 +506,7 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
             if body.password is not None:
                 user.password_hash = accounts.hash_password(accounts.check_new_password(body.password))
                 change["password"] = "changed"
+            await casino.protection.set_identity(db, user.id, user.name, user.role, ident, caller.name)
             db.add(SignificantEvent(kind="user_changed", actor=caller.name, details={"user": name, **change}))
             return {"name": user.name, "role": user.role, "active": user.active, "id": user.id}
 
@@ -494,6 +525,8 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
             if found is None:
                 raise NotFound(f"no player {body.player}", key="err.api.no_player", name=body.player)
             player = ledger.Player(*found)
+            if not out:  # chips for a player on the register, or excluded by himself: refused
+                await casino.protection.check_buy_in(tx, player.id)
             balance = await ledger.cashier(tx, player, body.amount, out=out, actor=caller.name)
             await tables.note(
                 tx,
@@ -632,6 +665,7 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
         """Take a box or zone (players)."""
 
         async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
+            await casino.protection.check_seat(tx, caller)
             seat = await tables.take_seat(tx, table, rt, caller, body.seat)
             return {"table": table.id, "seat": seat, "holder": caller.name}
 
@@ -653,6 +687,7 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
         holder_status: dict[str, int] = {}
 
         async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
+            await casino.protection.check_bet(tx, caller, body.amount)
             out = await tables.place_bet(tx, table, rt, caller, body.seat, body.spot, body.amount)
             holder_status["status"] = 202 if out.get("status") == "waiting" else 200  # its id comes after
             return out

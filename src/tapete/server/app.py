@@ -32,6 +32,7 @@ from tapete.server.config import VERSION, Settings, load_shoe_key
 from tapete.server.db import make_engine, migrate, sessions
 from tapete.server.errors import Conflict, InsufficientFunds, NotFound
 from tapete.server.models import User, utcnow
+from tapete.server.protection import Protection
 from tapete.server.push import Broker, LocalBroker, RedisBroker
 from tapete.server.sql import Json, Stale, Store, Tx, Unavailable, Violation, q
 from tapete.server.tables import TableRow, TableRuntime, note
@@ -120,6 +121,8 @@ class Casino:
         #: bets waiting for their table (`place_bet`), and the task that takes them, per table
         self.bets_waiting: dict[int, list[tuple[Caller, Any, Any, Any, asyncio.Future[Any]]]] = {}
         self.bets_taker: dict[int, asyncio.Task[None]] = {}
+        #: player protection's checks and what this process knows of each player (`protection`)
+        self.protection = Protection(self)
 
     # -- start and stop ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -489,10 +492,12 @@ class Casino:
         async def together(tx: Tx, table: TableRow, rt: TableRuntime) -> None:
             bettors = {caller.name for caller, *_ in waiting if caller.role == "player"}
             await ledger.ahead_lock_funds(tx, bettors)  # with the check its beginning runs
+            await self.protection.ahead_bets(tx, [caller for caller, *_ in waiting])
             await tx.begin()  # the table as the database has it: every refusal below is from it as it is
             await ledger.lock_funds(tx, bettors)
             for i, (caller, seat, spot, amount, _) in enumerate(waiting):
                 try:
+                    await self.protection.check_bet(tx, caller, amount)
                     answers[i] = await tables.place_bet(tx, table, rt, caller, seat, spot, amount)
                 except TapeteError as exc:  # refused alone: it wrote nothing (every check comes first)
                     answers[i] = exc
@@ -635,6 +640,7 @@ class Casino:
         await self.broker.forget(what)
 
     def _forget_heard(self, what: dict[str, Any] | None) -> None:
+        self.protection.forget(what)
         for who, woken in self.watchers:
             if what is None or who.session_id == what.get("session") or who.user_id == what.get("user"):
                 woken.set()

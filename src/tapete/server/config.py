@@ -47,6 +47,8 @@ class Settings:
     timer_interval_seconds: float = 0.25
     #: the table a fresh embedded casino opens so a newcomer can play at once (tapete serve)
     demo_table: bool = False
+    #: a player without his identity (document and birth date) may not sit or bet (--require-identity)
+    require_identity: bool = False
 
     @property
     def sqlite(self) -> bool:

@@ -68,6 +68,7 @@ STATUS: dict[str, int] = {
     "conflict": 409,
     "rate_limited": 429,
     "insufficient_funds": 422,
+    "limit_reached": 403,
     "invalid_rules": 422,
     "bad_bet": 422,
     "bad_cards": 422,

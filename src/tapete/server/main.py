@@ -18,6 +18,7 @@ ENV = {
     "session_idle_minutes": "TAPETE_SESSION_IDLE_MINUTES",
     "session_trust_seconds": "TAPETE_SESSION_TRUST_SECONDS",
     "lockout_address_failures": "TAPETE_LOCKOUT_ADDRESS_FAILURES",
+    "require_identity": "TAPETE_REQUIRE_IDENTITY",
 }
 
 
@@ -53,6 +54,11 @@ def build_settings(database_url: str | None = None, broker_url: str | None = Non
         if not value.isdigit():
             raise ConfigError(f"{ENV['lockout_address_failures']} must be a whole number, 0 (off) or more")
         settings.lockout_address_failures = int(value)
+    settings.require_identity = os.environ.get(ENV["require_identity"], "").strip().lower() in (
+        "1",
+        "true",
+        "yes",
+    )
     return settings
 
 
@@ -76,6 +82,7 @@ def serve(
     broker_url: str | None = None,
     workers: int = 1,
     say: Callable[[str], None] = print,
+    require_identity: bool = False,
 ) -> None:
     """Prepare the database and serve until stopped."""
     import uvicorn
@@ -84,6 +91,9 @@ def serve(
     from tapete.server.app import prepare
 
     settings = build_settings(database_url, broker_url)
+    if require_identity:  # --require-identity (else TAPETE_REQUIRE_IDENTITY)
+        settings.require_identity = True
+        os.environ[ENV["require_identity"]] = "1"  # the workers of --workers read it too
     if settings.sqlite and workers > 1:
         raise ConfigError(
             "the embedded SQLite database is for one process: use --database-url postgresql://… and "

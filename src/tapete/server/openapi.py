@@ -19,6 +19,7 @@ CODES = [
     "conflict",
     "rate_limited",
     "insufficient_funds",
+    "limit_reached",
     "invalid_rules",
     "bad_bet",
     "bad_cards",
@@ -50,7 +51,7 @@ ERROR: dict[str, Any] = {
 REFUSALS: dict[int, str] = {
     400: "bad_request: a malformed body or parameter",
     401: "unauthorized: no token, or one that opens no session",
-    403: "forbidden: not this caller's role, or not his box",
+    403: "forbidden: not this caller's role, or not his box; limit_reached: past a limit the player set",
     404: "not_found: no such table, round, user or path",
     409: "conflict: not the phase for it, a seat already taken, an idempotency key reused, another "
     "request first",
@@ -142,7 +143,20 @@ ANSWERS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
         "200": _obj("token", "user", token=_STR, user=_obj("name", "role", name=_STR, role=_STR))
     },
     ("post", "/api/logout"): {"200": {"type": "object"}},
-    ("get", "/api/me"): {"200": _obj("name", "role", name=_STR, role=_STR, balance=_INT)},
+    ("get", "/api/me"): {
+        "200": _obj(
+            "name",
+            "role",
+            name=_STR,
+            role=_STR,
+            balance=_INT,
+            # player protection (server.md): a player's session and his limits (docs/protection.md)
+            session=_obj(
+                "started_at", "previous_login", "wagered", "net", started_at=_STR, wagered=_INT, net=_INT
+            ),
+            limits={"$ref": "#/components/schemas/LimitsOut"},
+        )
+    },
     ("post", "/api/users"): {"201": _obj("name", "role", name=_STR, role=_STR)},
     ("post", "/api/cashier/buy-in"): {"200": _obj("player", "balance", player=_STR, balance=_INT)},
     ("post", "/api/cashier/cash-out"): {"200": _obj("player", "balance", player=_STR, balance=_INT)},

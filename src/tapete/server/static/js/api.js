@@ -51,13 +51,15 @@ function forget() {
 }
 
 /** One request; resolves to the JSON body (or text for `text: true`), rejects with ApiError. */
-export async function request(method, path, { body, idem = false, text = false } = {}) {
+export async function request(method, path, { body, idem = false, text = false, raw = undefined, type = "" } = {}) {
   const headers = { "Accept-Language": lang(), Accept: text ? "*/*" : "application/json" };
   const tok = token();
   if (tok) headers.Authorization = `Bearer ${tok}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (raw !== undefined) headers["Content-Type"] = type || "text/plain";
   if (idem) headers["Idempotency-Key"] = randomKey();
-  const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+  const sent = raw !== undefined ? raw : body === undefined ? undefined : JSON.stringify(body);
+  const init = { method, headers, body: sent };
   let response;
   for (let attempt = 0; ; attempt += 1) {
     try {
@@ -93,6 +95,8 @@ export const get = (path, opts) => request("GET", path, opts);
 export const post = (path, body, opts = {}) => request("POST", path, { body, ...opts });
 export const patchJson = (path, body) => request("PATCH", path, { body });
 export const del = (path) => request("DELETE", path);
+/** PUT a text body as it is (the register's CSV). */
+export const putText = (path, content, type) => request("PUT", path, { raw: content, type });
 
 /** Log in: keep the token for this tab. */
 export async function login(username, password) {

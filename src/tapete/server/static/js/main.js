@@ -3,6 +3,7 @@
 // route. Every view is a module with mount(root, params) -> {destroy?, relang?}.
 
 import * as api from "./api.js";
+import * as protection from "./protection.js";
 import { $, html, onClick, patch } from "./dom.js";
 import { lang, money, onLang, setLang, t } from "./i18n.js";
 
@@ -14,11 +15,12 @@ const VIEWS = {
   cashier: () => import("./views/cashier.js"),
   inspector: () => import("./views/inspector.js"),
   admin: () => import("./views/admin.js"),
+  myplay: () => import("./views/myplay.js"),
 };
 
 /** The consoles each role may open (what the API lets it do, server.md's roles). */
 const NAV = {
-  player: ["lobby"],
+  player: ["lobby", "myplay"],
   dealer: ["lobby", "dealer"],
   cashier: ["cashier"],
   inspector: ["lobby", "inspector"],
@@ -38,9 +40,12 @@ export function whoami() {
 /** A newer balance for the top bar (a table's state carries it). */
 export function setBalance(balance, available) {
   if (!me || me.role !== "player") return;
+  const moved = me.balance !== balance || me.available !== available;
   me.balance = balance;
   me.available = available;
   renderWho();
+  if (moved) protection.refreshLater(); // the session's wagers and net in view follow the chips
+
 }
 
 function parse(hash) {
@@ -135,6 +140,7 @@ async function route() {
   } else if (!me) {
     try {
       me = await api.get("/api/me");
+      protection.start(me);
     } catch (err) {
       me = null;
       next.name = "login";
@@ -163,6 +169,7 @@ async function boot() {
   await setLang(lang());
   onLang(() => {
     renderChrome();
+    protection.relang();
     if (current && current.relang) current.relang();
     else route();
   });
@@ -170,8 +177,10 @@ async function boot() {
   onClick(document, "#logout", async () => {
     await api.logout();
   });
+  protection.wire(() => api.logout());
   api.onLoggedOut(() => {
     me = null;
+    protection.stop();
     go("/login");
   });
   window.addEventListener("hashchange", route);
@@ -181,6 +190,7 @@ async function boot() {
 /** After a login: forget the previous user, go to the role's home. */
 export async function loggedIn() {
   me = await api.get("/api/me");
+  protection.start(me); // the previous login, the session's time and money, the reality checks
   go(`/${HOME[me.role] || "lobby"}`);
 }
 

@@ -12,9 +12,9 @@ import { MONEY_KEYS } from "./rules.js";
 const ROLES = ["player", "dealer", "cashier", "inspector", "admin"];
 const GAMES = ["blackjack", "majestic_21", "punto_y_banca", "showdown_poker"];
 
-function tabs(here) {
+export function tabs(here) {
   return html`<nav class="tabs" aria-label="${t("web.admin.title")}">
-    ${["tables", "users"].map((k) => html`<a href="#/admin${k === "tables" ? "" : `/${k}`}" id="tab-${k}" class="tab${here === k ? " tab--here" : ""}" ${here === k ? html`aria-current="page"` : ""}>${t(`web.admin.${k}`)}</a>`)}
+    ${["tables", "users", "register"].map((k) => html`<a href="#/admin${k === "tables" ? "" : `/${k}`}" id="tab-${k}" class="tab${here === k ? " tab--here" : ""}" ${here === k ? html`aria-current="page"` : ""}>${t(`web.admin.${k}`)}</a>`)}
   </nav>`;
 }
 
@@ -48,6 +48,11 @@ async function usersTab(root) {
         <label for="new-role">${t("web.admin.role")}</label>
         <select id="new-role">${ROLES.map((r) => html`<option value="${r}">${t(`web.role.${r}`)}</option>`)}</select>
         <p class="field-error" id="error-role" role="alert">${e.role || ""}</p>
+        <label for="new-document">${t("web.identity.document")} <span class="muted">${t("web.identity.player_only")}</span></label>
+        <input id="new-document" inputmode="numeric" maxlength="8" autocomplete="off" aria-describedby="error-identity" />
+        <label for="new-birth">${t("web.identity.birth_date")}</label>
+        <input id="new-birth" type="date" aria-describedby="error-identity" />
+        <p class="field-error" id="error-identity" role="alert">${e.identity || ""}</p>
         <button type="submit" class="btn btn--primary" id="new-user-submit">${t("web.admin.create_user")}</button>
         <p class="field-error" id="error-user" role="alert">${e.other || ""}</p>
       </form>`,
@@ -81,19 +86,26 @@ async function usersTab(root) {
     const username = $("#new-username", root).value.trim();
     const password = $("#new-password", root).value;
     const role = $("#new-role", root).value;
+    const identity = { document: $("#new-document", root).value.trim(), birth_date: $("#new-birth", root).value.trim() };
     messages.create = {};
     try {
-      await api.post("/api/users", { username, password, role });
+      const body = { username, password, role };
+      for (const [k, v] of Object.entries(identity)) if (v) body[k] = v;
+      await api.post("/api/users", body);
       messages.ok = t("web.admin.created", { user: username, role: t(`web.role.${role}`) });
       await load();
       $("#new-username", root).value = "";
       $("#new-password", root).value = "";
+      $("#new-document", root).value = "";
+      $("#new-birth", root).value = "";
     } catch (err) {
       const key = err.key || "";
-      const field = key.includes("password") ? "password" : key.includes("role") ? "role" : key.includes("user") || key.includes("name") ? "username" : "other";
+      const field = key.startsWith("err.protection.") ? "identity" : key.includes("password") ? "password" : key.includes("role") ? "role" : key.includes("user") || key.includes("name") ? "username" : "other";
       messages.create = { [field]: err.message };
       render();
       $("#new-username", root).value = username;
+      $("#new-document", root).value = identity.document;
+      $("#new-birth", root).value = identity.birth_date;
     }
   });
   render();
@@ -295,5 +307,6 @@ async function tablesTab(root) {
 
 export function mount(root, args) {
   if (args[0] === "users") return usersTab(root);
+  if (args[0] === "register") return import("./register.js").then((m) => m.mount(root, tabs));
   return tablesTab(root);
 }

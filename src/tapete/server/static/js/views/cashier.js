@@ -5,6 +5,7 @@
 import * as api from "../api.js";
 import { $, clock, html, patch } from "../dom.js";
 import { money, parseMoney, signed, t } from "../i18n.js";
+import { identityPanel } from "./identity.js";
 
 export async function mount(root, args) {
   const name = args[0] || null;
@@ -15,7 +16,9 @@ export async function mount(root, args) {
 
   root.innerHTML = `<section class="cashier"><h1 id="cashier-title"></h1>
     <div class="two-col"><section class="panel" id="cashier-players"></section>
-    <section class="panel" id="cashier-detail"></section></div></section>`;
+    <section class="panel" id="cashier-detail"></section></div>
+    <section class="panel" id="cashier-identity" hidden></section></section>`;
+  const identity = identityPanel($("#cashier-identity", root), name); // DNI and birth date (protection)
 
   const renderList = () => {
     const shown = (players || []).filter((p) => p.name.toLowerCase().includes(filter.toLowerCase()));
@@ -122,6 +125,7 @@ export async function mount(root, args) {
     relang: () => {
       for (const el of root.querySelectorAll("[id]")) el._tapete = undefined;
       render();
+      identity.render();
     },
   };
 }
