@@ -128,11 +128,14 @@ def test_a_used_session_is_not_idle(database_url: str, tmp_path: Path, sql: sa.E
 
 @pytest.mark.usefixtures("fast_hashing")
 def test_a_trusted_session_follows_a_change_of_its_user_at_once(api: Api) -> None:
-    """The process trusts a session it just checked (session_trust_seconds), but a role taken away or a
-    user deactivated counts from the next request: the change forgets the trust."""
+    """The process trusts a session it just checked (session_trust_seconds), but a role changed (which
+    ends every token of the user, server.md) or a user deactivated counts from the next request: the
+    change forgets the trust."""
     api.user("ana", "player")
     assert api.ok("ana", "GET", "/api/me")["role"] == "player"  # checked, now trusted
     api.ok("admin", "PATCH", "/api/users/ana", json={"role": "inspector"})
+    assert refused(api.as_("ana", "GET", "/api/me"), 401, "unauthorized")["key"] == "err.api.session_ended"
+    api.login("ana", "password-123")
     assert api.ok("ana", "GET", "/api/me")["role"] == "inspector"
     buy_in = api.as_("ana", "POST", "/api/cashier/buy-in", json={"player": "ana", "amount": 1})
     assert refused(buy_in, 403, "forbidden")

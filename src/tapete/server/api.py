@@ -19,7 +19,7 @@ import pydantic_core
 from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi import Path as InPath
 from fastapi.exceptions import RequestValidationError, WebSocketRequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from pydantic import (
@@ -43,7 +43,17 @@ from tapete.server import accounts, inspector, ledger, openapi, state, tables, w
 from tapete.server.accounts import Caller
 from tapete.server.app import Casino, Idem, Replay, health, lifespan_of
 from tapete.server.config import VERSION
-from tapete.server.errors import Conflict, Forbidden, NotFound, Unauthorized, error_body, language, status_of
+from tapete.server.errors import (
+    Conflict,
+    Forbidden,
+    NotFound,
+    Unauthorized,
+    error_body,
+    headers_of,
+    language,
+    status_of,
+)
+from tapete.server.guard import Guard
 from tapete.server.models import ROLES, CasinoTable, SignificantEvent, User
 from tapete.server.sql import Tx, Unavailable, q
 from tapete.server.tables import TableRow, TableRuntime
@@ -262,7 +272,7 @@ class FastLane:
             idem = Idem.of(request.headers.get("idempotency-key"), "POST", scope["path"], raw, lang)
             response = await lane.handler(table_id, body, caller, idem)
         except TapeteError as exc:
-            response = FastJSON(error_body(exc, lang), status_code=status_of(exc))
+            response = FastJSON(error_body(exc, lang), status_code=status_of(exc), headers=headers_of(exc))
         await response(scope, receive, send)
 
 
@@ -278,13 +288,27 @@ def create_app(casino: Casino) -> FastAPI:
         lifespan=lambda _app: lifespan_of(casino),
         static_url="/docs-assets",
         favicon_url="/favicon.svg",
+        docs_url=None,  # its pages start Swagger UI with an inline script: ours start it from a file
+        redoc_url=None,
     )
     app.state.casino = casino
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs_page() -> HTMLResponse:
+        """Swagger UI, served by this server, without inline script (`static/js/docs.js` starts it)."""
+        return HTMLResponse(DOCS_PAGE)
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc_page() -> HTMLResponse:
+        """ReDoc, served by this server (its element needs no script of ours)."""
+        return HTMLResponse(REDOC_PAGE)
 
     @app.exception_handler(TapeteError)
     async def _refused(request: Request, exc: TapeteError) -> JSONResponse:
         return FastJSON(
-            error_body(exc, language(request.headers.get("accept-language"))), status_code=status_of(exc)
+            error_body(exc, language(request.headers.get("accept-language"))),
+            status_code=status_of(exc),
+            headers=headers_of(exc),
         )
 
     @app.exception_handler(OperationalError)
@@ -322,7 +346,8 @@ def create_app(casino: Casino) -> FastAPI:
     table_router, lanes = router(casino)
     routers = [table_router, words.router(casino)]
     stack = app.build_middleware_stack
-    app.build_middleware_stack = lambda: FastLane(stack(), casino, lanes)  # type: ignore[method-assign]
+    # the fast lane in front of FastAPI, and the guard (headers, body limit) in front of everything
+    app.build_middleware_stack = lambda: Guard(FastLane(stack(), casino, lanes))  # type: ignore[method-assign]
     for each in routers:
         app.include_router(each)
     fastapi_document = app.openapi
@@ -341,6 +366,36 @@ def create_app(casino: Casino) -> FastAPI:
         routes = [route for each in routers for route in each.routes if isinstance(route, APIRoute)]
         app.mount("/", _Page(routes, StaticFiles(directory=STATIC, html=True)), name="page")
     return app
+
+
+DOCS_PAGE = """<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>tapete - Swagger UI</title>
+    <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+    <link rel="stylesheet" href="/docs-assets/swagger-ui.css" />
+  </head>
+  <body>
+    <div id="swagger-ui" data-url="/openapi.json"></div>
+    <script src="/docs-assets/swagger-ui-bundle.js"></script>
+    <script src="/js/docs.js"></script>
+  </body>
+</html>
+"""
+REDOC_PAGE = """<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>tapete - ReDoc</title>
+    <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+  </head>
+  <body>
+    <redoc spec-url="/openapi.json"></redoc>
+    <script src="/docs-assets/redoc.standalone.js"></script>
+  </body>
+</html>
+"""
 
 
 class _Page:
@@ -383,6 +438,11 @@ async def _refuse_socket(websocket: WebSocket, exc: TapeteError) -> None:
         await websocket.send_denial_response(FastJSON(error_body(exc, lang), status_code=status_of(exc)))
     else:
         await websocket.close(code=4000 + status_of(exc))
+
+
+def _address(request: Request) -> str:
+    """The client's address (behind a proxy, the one uvicorn's forwarded headers give)."""
+    return request.client.host if request.client else "?"
 
 
 def _token(request: Request) -> str | None:
@@ -441,10 +501,12 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
         """``{"ok": true, "version"}`` once the server takes requests."""
         return await health(casino)
 
-    @api.post("/api/login", tags=["people"])
-    async def post_login(body: LoginBody, request: Request) -> dict[str, Any]:
-        """A token for `username` (rate_limited after repeated failures)."""
-        address = request.client.host if request.client else "?"
+    @api.post("/api/login", tags=["people"], responses={429: {"description": "rate_limited"}})
+    async def post_login(body: LoginBody, request: Request) -> Response:
+        """A token for `username`, whatever its case (rate_limited, with Retry-After, after repeated
+        failures from the address or for the name). A failed login answers the same whether the name
+        exists or not."""
+        address = _address(request)
 
         async def run(db: AsyncSession) -> dict[str, Any]:
             token, user, previous = await accounts.login(
@@ -457,16 +519,18 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
             }
 
         try:
-            return await casino.run(run)
+            return FastJSON(await casino.run(run))
         except Unauthorized as exc:  # the refusal rolled its transaction back: count it in its own
             if exc.key == "err.api.login":
-                await casino.run(lambda db: accounts.record_failure(db, body.username, address))
+                await casino.run(
+                    lambda db: accounts.record_failure(db, casino.settings, body.username, address)
+                )
             raise
 
     @api.post("/api/logout", tags=["people"])
-    async def post_logout(caller: Who) -> dict[str, Any]:
+    async def post_logout(caller: Who, request: Request) -> dict[str, Any]:
         """End this session: its token stops working."""
-        await casino.run(lambda db: accounts.logout(db, caller))
+        await casino.run(lambda db: accounts.logout(db, casino.settings, caller, _address(request)))
         await casino.forget_sessions(session=caller.session_id)
         return {}
 
@@ -524,25 +588,44 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
         caller.need("admin")
 
         async def run(db: AsyncSession) -> dict[str, Any]:
-            user = await db.scalar(select(User).where(User.name == name))
+            user = await accounts.user_named(db, name)
             if user is None:
                 raise NotFound(f"no user {name}", key="err.api.no_user", name=name)
             change: dict[str, Any] = {}
+            ended: list[str] = []  # why his tokens end: a new password, a new role, deactivated
             if body.role is not None:
                 if body.role not in ROLES:
                     raise BadRequest(f"unknown role {body.role!r}", key="err.api.role_name", role=body.role)
                 if user.id == caller.user_id and body.role != "admin":
                     raise Forbidden("an administrator cannot demote himself", key="err.api.self_demote")
+                if body.role != user.role:
+                    ended.append("role")
+                    db.add(
+                        SignificantEvent(
+                            kind="role_changed",
+                            actor=caller.name,
+                            details={"user": user.name, "from": user.role, "to": body.role},
+                        )
+                    )
                 user.role = body.role
                 change["role"] = body.role
             if body.active is not None:
                 if user.id == caller.user_id and not body.active:
                     raise Forbidden("an administrator cannot lock himself out", key="err.api.self_demote")
+                if user.active and not body.active:
+                    ended.append("deactivated")
                 user.active = body.active
                 change["active"] = body.active
             if body.password is not None:
-                user.password_hash = accounts.hash_password(accounts.check_new_password(body.password))
+                password = accounts.check_new_password(body.password)
+                user.password_hash = await asyncio.to_thread(accounts.hash_password, password)
                 change["password"] = "changed"
+                ended.append("password")
+                db.add(
+                    SignificantEvent(kind="password_changed", actor=caller.name, details={"user": user.name})
+                )
+            if ended:
+                await accounts.end_sessions(db, casino.settings, user.id, ended[-1])
             db.add(SignificantEvent(kind="user_changed", actor=caller.name, details={"user": name, **change}))
             return {"name": user.name, "role": user.role, "active": user.active, "id": user.id}
 

@@ -18,6 +18,8 @@ ENV = {
     "session_idle_minutes": "TAPETE_SESSION_IDLE_MINUTES",
     "session_trust_seconds": "TAPETE_SESSION_TRUST_SECONDS",
     "lockout_address_failures": "TAPETE_LOCKOUT_ADDRESS_FAILURES",
+    "lockout_failures": "TAPETE_LOCKOUT_FAILURES",
+    "lockout_name_failures": "TAPETE_LOCKOUT_NAME_FAILURES",
 }
 
 
@@ -48,11 +50,12 @@ def build_settings(database_url: str | None = None, broker_url: str | None = Non
             if not number >= 0:  # also refuses nan
                 raise ConfigError(f"{ENV[name]} must be a number of {unit}, 0 or more")
             setattr(settings, name, number)
-    value = os.environ.get(ENV["lockout_address_failures"])
-    if value:
-        if not value.isdigit():
-            raise ConfigError(f"{ENV['lockout_address_failures']} must be a whole number, 0 (off) or more")
-        settings.lockout_address_failures = int(value)
+    for name in ("lockout_address_failures", "lockout_failures", "lockout_name_failures"):
+        value = os.environ.get(ENV[name])
+        if value:
+            if not value.isdigit():
+                raise ConfigError(f"{ENV[name]} must be a whole number, 0 (off) or more")
+            setattr(settings, name, int(value))
     return settings
 
 
