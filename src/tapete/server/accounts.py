@@ -93,7 +93,7 @@ class Caller:
 
 def check_name(name: object) -> str:
     """A user name as the API takes it."""
-    if not isinstance(name, str) or not NAME.match(name):
+    if not isinstance(name, str) or not NAME.fullmatch(name):  # fullmatch: `$` lets a last newline in
         raise BadRequest(
             "a user name is 1 to 64 letters, digits or _ . @ -", key="err.api.user_name", name=str(name)
         )

@@ -25,6 +25,7 @@ from fastapi_offline import FastAPIOffline
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -39,6 +40,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tapete.errors import BadRequest, TapeteError
+from tapete.games import GAMES
 from tapete.server import accounts, inspector, ledger, openapi, state, tables, words
 from tapete.server.accounts import Caller
 from tapete.server.app import Casino, Idem, Replay, health, lifespan_of
@@ -56,7 +58,7 @@ from tapete.server.errors import (
 from tapete.server.guard import Guard
 from tapete.server.models import ROLES, CasinoTable, SignificantEvent, User
 from tapete.server.sql import Tx, Unavailable, q
-from tapete.server.tables import TableRow, TableRuntime
+from tapete.server.tables import LIVE_PROCEDURES, TableRow, TableRuntime
 
 STATIC = Path(__file__).resolve().parent / "static"
 _PLAYER = q("SELECT id, name FROM users WHERE name = :name AND role = 'player'")
@@ -79,10 +81,8 @@ MAX_AMOUNT = 10**12
 #: a number in a path: a table's id, a seat, a request, a round
 Id = Annotated[int, InPath(ge=0, le=MAX_ID)]
 Since = Annotated[int, Query(ge=0, le=MAX_ID, description="events after this id")]
-#: integers in bodies: a box, a hand, an amount (the engine judges the values; these bounds only keep
-#: what no table can mean from reaching the database)
-BodyInt = Annotated[StrictInt, Field(ge=-MAX_ID, le=MAX_ID)]
-BodyAmount = Annotated[StrictInt, Field(le=MAX_AMOUNT, description="money units (céntimos by default)")]
+#: integers in bodies (`BodyInt`, `BodyAmount` below): a box, a hand, an amount (the engine judges the
+#: values; the bounds only keep what no table can mean from reaching the database)
 
 
 def storable(value: Any) -> Any:
@@ -106,57 +106,124 @@ def storable(value: Any) -> Any:
     return value
 
 
+# ------------------------------------------------------------------------- what the document says
+# Every constraint the server puts on a body or a parameter is also in /openapi.json (server.md: the
+# document tells the truth): a request valid by the document is never refused for its shape. The
+# server's own checks stay where they are, with their keys; these schemas say the same to a client.
+#: text the database can keep: no NUL character (PostgreSQL's text refuses it; `storable`)
+NO_NUL = r"^[^\x00]*$"
+#: text with something in it besides spaces (what `str.strip` leaves), and no NUL
+NOT_BLANK = r"^[^\x00]*[^\s\x00\x1c-\x1f\x85][^\x00]*$"
+#: a user name (`accounts.NAME`); `(?!\n)` because a validator with Python's regexes lets `$` match
+#: before a last newline, and the server refuses that name
+USER_NAME = r"^[A-Za-z0-9_.@-]{1,64}(?!\n)$"
+
+
+def text(**schema: Any) -> Any:
+    """A text field: what the document says of it (`schema`), no NUL character in any case."""
+    return Field(json_schema_extra={"pattern": NO_NUL, **schema})
+
+
+def _whole(value: Any) -> Any:
+    """A number with nothing after the point (``626.0``) is the integer it names: JSON Schema's integer
+    type counts it as one, so the server takes it as one (a fraction stays refused)."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
+BodyInt = Annotated[StrictInt, Field(ge=-MAX_ID, le=MAX_ID), BeforeValidator(_whole)]
+BodyAmount = Annotated[
+    StrictInt, Field(le=MAX_AMOUNT, description="money units (céntimos by default)"), BeforeValidator(_whole)
+]
+#: a cashier's amount: a positive whole number of money units (the server's err.api.amount)
+CashierAmount = Annotated[
+    StrictInt,
+    Field(le=MAX_AMOUNT, description="money units (céntimos by default)", json_schema_extra={"minimum": 1}),
+    BeforeValidator(_whole),
+]
+#: a table setting's value: what scenario.md's settings are (numbers, texts, flags, a paytable's object)
+_SCALAR: list[dict[str, Any]] = [
+    {"type": "string", "pattern": NO_NUL},
+    {"type": "number"},
+    {"type": "boolean"},
+    {"type": "null"},
+]
+SETTING: dict[str, Any] = {
+    "anyOf": [
+        *_SCALAR,
+        {"type": "array", "items": {"anyOf": _SCALAR}},
+        {"type": "object", "propertyNames": {"pattern": NO_NUL}, "additionalProperties": {"anyOf": _SCALAR}},
+    ]
+}
+
+#: a text in a list: no NUL character
+Text = Annotated[StrictStr, Field(json_schema_extra={"pattern": NO_NUL})]
 #: a name in a path (a user's): text the database can keep
-PathName = Annotated[str, InPath(), AfterValidator(storable)]
+PathName = Annotated[str, InPath(json_schema_extra={"pattern": NO_NUL}), AfterValidator(storable)]
 
 
 # ---------------------------------------------------------------------------------------------- bodies
 class Body(BaseModel):
-    """A request body: strict JSON types (a number where a number goes), unknown keys ignored, and only
-    text the database can keep (`storable`), in every field and in the table settings' free JSON."""
+    """A request body: strict JSON types (a number where a number goes, ``626.0`` as 626), unknown keys
+    ignored, and only text the database can keep (`storable`), in every field and in the table settings'
+    free JSON."""
 
     model_config = ConfigDict(extra="ignore")
 
     @model_validator(mode="before")
     @classmethod
     def _storable(cls, data: Any) -> Any:
+        """Every field's text checked (`storable`); a key the model does not know is ignored whole, its
+        text too (it is never kept, and the document lets a client send it)."""
+        if isinstance(data, dict):
+            for name in cls.model_fields:
+                if name in data:
+                    storable(data[name])
+            return data
         return storable(data)
 
 
 class LoginBody(Body):
-    username: StrictStr
-    password: StrictStr
+    username: StrictStr = text()
+    password: StrictStr = text()
 
 
 class UserBody(Body):
-    username: StrictStr
-    password: StrictStr
-    role: StrictStr
+    username: StrictStr = text(pattern=USER_NAME)
+    password: StrictStr = text(minLength=8, maxLength=256)
+    role: StrictStr = text(enum=list(ROLES))
 
 
 class UserChange(Body):
-    role: StrictStr | None = None
+    role: StrictStr | None = Field(None, json_schema_extra={"enum": [*ROLES, None]})
     active: StrictBool | None = None
-    password: StrictStr | None = None
+    password: StrictStr | None = Field(
+        None, json_schema_extra={"pattern": NO_NUL, "minLength": 8, "maxLength": 256}
+    )
 
 
 class CashierBody(Body):
-    player: StrictStr
-    amount: BodyAmount
+    player: StrictStr = text()
+    amount: CashierAmount
 
 
 class TableBody(Body):
-    game: StrictStr
-    name: StrictStr
-    mode: StrictStr = "virtual"
+    game: StrictStr = text(enum=list(GAMES))
+    name: StrictStr = text(pattern=NOT_BLANK, minLength=1, maxLength=80)
+    mode: StrictStr = Field("virtual", json_schema_extra={"enum": ["virtual", "live"]})
     rules: dict[str, Any] = Field(
-        default_factory=dict, description="scenario.md's keys, turn_seconds, betting_seconds"
+        default_factory=dict,
+        description="scenario.md's keys, turn_seconds, betting_seconds",
+        json_schema_extra={"propertyNames": {"pattern": NO_NUL}, "additionalProperties": SETTING},
     )
 
 
 class TableChange(Body):
-    status: StrictStr = Field(description="open | suspended | closed")
-    reason: StrictStr
+    status: StrictStr = Field(
+        description="open | suspended | closed", json_schema_extra={"enum": ["open", "suspended", "closed"]}
+    )
+    reason: StrictStr = text(pattern=NOT_BLANK)
 
 
 class SeatBody(Body):
@@ -165,7 +232,7 @@ class SeatBody(Body):
 
 class BetBody(Body):
     seat: BodyInt
-    spot: StrictStr
+    spot: StrictStr = text()
     amount: BodyAmount
 
 
@@ -175,30 +242,45 @@ class AnswerBody(Body):
 
 class ActionBody(Body):
     seat: BodyInt
-    action: StrictStr
+    action: StrictStr = text()
     hand: BodyInt | None = None
     amount: BodyAmount | None = None
-    cards: list[StrictStr] | None = None
+    cards: list[Text] | None = None
 
 
 class CardBody(Body):
-    card: StrictStr
+    card: StrictStr = text()
     exposed: StrictBool = False
 
 
 class ProcedureBody(Body):
-    type: StrictStr = Field(description="new_pack | shuffle | cut | burn | deck_change | cut_card")
-    reason: StrictStr | None = None
-    cards: list[StrictStr] | None = None
+    #: a deck change says its reason (tables.procedure)
+    model_config = ConfigDict(
+        extra="ignore",
+        json_schema_extra={
+            "if": {"properties": {"type": {"const": "deck_change"}}, "required": ["type"]},
+            "then": {
+                "required": ["reason"],
+                "properties": {"reason": {"type": "string", "pattern": NOT_BLANK}},
+            },
+        },
+    )
+
+    type: StrictStr = Field(
+        description="new_pack | shuffle | cut | burn | deck_change | cut_card",
+        json_schema_extra={"enum": list(LIVE_PROCEDURES)},
+    )
+    reason: StrictStr | None = Field(None, json_schema_extra={"pattern": NO_NUL, "maxLength": 500})
+    cards: list[Text] | None = None
 
 
 class CorrectionBody(Body):
-    card: StrictStr
-    reason: StrictStr
+    card: StrictStr = text()
+    reason: StrictStr = text(pattern=NOT_BLANK)
 
 
 class VoidBody(Body):
-    reason: StrictStr
+    reason: StrictStr = text(pattern=NOT_BLANK)
 
 
 # ------------------------------------------------------------------------------------------ the app
@@ -972,9 +1054,9 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
     @api.get("/api/reports/tables", tags=["inspector"])
     async def get_report(
         caller: Who,
-        from_: Annotated[str | None, Query(alias="from")] = None,
-        to: str | None = None,
-        format: str = "json",
+        from_: Annotated[str | None, Query(alias="from", json_schema_extra={"format": "date"})] = None,
+        to: Annotated[str | None, Query(json_schema_extra={"format": "date"})] = None,
+        format: Annotated[str, Query(json_schema_extra={"enum": ["json", "csv"]})] = "json",
     ) -> Response:
         """Per table and period: rounds, drop, win, hold % (JSON or CSV)."""
         caller.need("inspector", "admin")
@@ -983,7 +1065,7 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
         try:
             async with casino.db() as db:
                 rows = await inspector.report(db, from_, to)
-        except ValueError:
+        except (ValueError, OverflowError):  # no such date, or the day after the last one there is
             raise BadRequest("from and to are ISO dates (YYYY-MM-DD)", key="err.api.dates") from None
         if format == "csv":
             return PlainTextResponse(inspector.report_csv(rows), media_type="text/csv")
