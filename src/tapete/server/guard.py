@@ -42,7 +42,7 @@ _DOCS = ("/docs", "/redoc")
 
 def headers_for(path: str) -> list[tuple[bytes, bytes]]:
     """The security headers of an answer to `path` (the API's answers are never stored by a cache)."""
-    if path.startswith("/api/") or path == "/openapi.json":
+    if path[:5] == "/api/" or path == "/openapi.json":
         return API_HEADERS
     if path in _DOCS:
         return DOCS_HEADERS
@@ -64,13 +64,10 @@ class Guard:
             await self.app(scope, receive, send)
             return
         extra = headers_for(scope["path"])
-        # headers the app set itself (a cache rule of its own) stay; ours only where it set none
-        names = {name for name, _ in extra}
 
         async def send_guarded(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                mine = [(k, v) for k, v in message.get("headers", ()) if k.lower() not in names]
-                message["headers"] = mine + extra
+            if message["type"] == "http.response.start":  # the app sets none of these headers itself
+                message["headers"] = [*message.get("headers", ()), *extra]
             await send(message)
 
         length = _content_length(scope)
