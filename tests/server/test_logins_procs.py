@@ -151,7 +151,7 @@ def test_a_body_over_1_mib_is_answered_413_before_it_is_sent_whole(server: Serve
 
 
 def test_the_headers_on_the_wire(server: Server) -> None:
-    """The page and a refused table step, as a real server sends them."""
+    """The page, a refused table step and a refused WebSocket handshake, as a real server sends them."""
     page = httpx.get(f"{server.url}/", timeout=10)
     step = httpx.post(f"{server.url}/api/tables/1/actions", json={"seat": 1, "action": "hit"}, timeout=10)
     assert page.status_code == 200 and step.status_code == 401
@@ -161,3 +161,12 @@ def test_the_headers_on_the_wire(server: Server) -> None:
         assert r.headers["Referrer-Policy"] == "no-referrer"
         assert r.headers["X-Frame-Options"] == "DENY"
     assert step.headers["Cache-Control"] == "no-store"
+    upgrade = {
+        "Connection": "Upgrade",
+        "Upgrade": "websocket",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version": "13",
+    }
+    refused = httpx.get(f"{server.url}/ws/tables/1", headers=upgrade, timeout=10)  # no token: denied
+    assert refused.status_code == 401, refused.text
+    assert refused.headers["X-Frame-Options"] == "DENY" and refused.headers["Cache-Control"] == "no-store"

@@ -60,6 +60,15 @@ class Guard:
         self.app, self.max_body = app, max_body
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":  # a refused handshake is an HTTP answer too (its denial)
+
+            async def deny_guarded(message: Any) -> None:
+                if message["type"] == "websocket.http.response.start":
+                    message["headers"] = [*message.get("headers", ()), *API_HEADERS]
+                await send(message)
+
+            await self.app(scope, receive, deny_guarded)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
