@@ -205,13 +205,13 @@ def test_repeated_failed_logins_are_locked_out_for_a_while(database_url: str, tm
 
 
 @pytest.mark.usefixtures("fast_hashing")
-def test_failed_logins_lock_out_the_name_and_an_address_only_when_the_operator_says(
+def test_failed_logins_throttle_the_name_at_that_address_and_the_address_after_its_setting(
     database_url: str, tmp_path: Path
 ) -> None:
-    """Behind a balancer every client has the balancer's address: wrong passwords for many names from
-    one address lock out those names, not the others (beto logs in after ana's and five strangers'
-    failures). With `lockout_address_failures` set, the address is locked out too (eva, after four
-    strangers' failures); the setting off again, the address's failures lock out no one else."""
+    """Wrong passwords for many names from one address throttle that address once they reach
+    `lockout_address_failures` (eva, after four strangers' failures, with the setting at 4); below it
+    (the default, 20), wrong passwords for ana and five strangers throttle ana at that address, not the
+    others (beto logs in). docs/security.md, "Throttling"."""
     with serving(database_url, tmp_path, lockout_failures=3, lockout_address_failures=4) as api:
         api.user("eva", "player")
         for name in ("y1", "y2", "y3", "y4"):
