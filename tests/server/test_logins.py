@@ -298,3 +298,33 @@ def test_a_body_over_1_mib_is_answered_413(api: Api) -> None:
     assert len(exact) == 1 << 20
     r = api.client.post("/api/login", content=exact, headers={"Content-Type": "application/json"})
     assert r.status_code in (400, 401), r.text
+
+
+def test_the_session_and_throttling_settings_come_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """TAPETE_SESSION_MAX_HOURS, TAPETE_LOCKOUT_FAILURES and TAPETE_LOCKOUT_NAME_FAILURES (0: off); their
+    defaults are server.md's and docs/security.md's; a value that is no number is refused by name."""
+    from tapete.server.config import ConfigError
+    from tapete.server.main import build_settings
+
+    monkeypatch.setenv("TAPETE_HOME", str(tmp_path))
+    defaults = build_settings()
+    assert (defaults.session_idle_minutes, defaults.session_max_hours) == (15.0, 12.0)
+    assert (defaults.lockout_failures, defaults.lockout_address_failures, defaults.lockout_name_failures) == (
+        5,
+        20,
+        20,
+    )
+    monkeypatch.setenv("TAPETE_SESSION_MAX_HOURS", "8")
+    monkeypatch.setenv("TAPETE_LOCKOUT_FAILURES", "3")
+    monkeypatch.setenv("TAPETE_LOCKOUT_NAME_FAILURES", "0")
+    settings = build_settings()
+    assert (settings.session_max_hours, settings.lockout_failures, settings.lockout_name_failures) == (
+        8.0,
+        3,
+        0,
+    )
+    monkeypatch.setenv("TAPETE_LOCKOUT_FAILURES", "many")
+    with pytest.raises(ConfigError, match="TAPETE_LOCKOUT_FAILURES"):
+        build_settings()

@@ -17,6 +17,7 @@ ENV = {
     "admin_password": "TAPETE_ADMIN_PASSWORD",
     "session_idle_minutes": "TAPETE_SESSION_IDLE_MINUTES",
     "session_trust_seconds": "TAPETE_SESSION_TRUST_SECONDS",
+    "session_max_hours": "TAPETE_SESSION_MAX_HOURS",
     "lockout_address_failures": "TAPETE_LOCKOUT_ADDRESS_FAILURES",
     "lockout_failures": "TAPETE_LOCKOUT_FAILURES",
     "lockout_name_failures": "TAPETE_LOCKOUT_NAME_FAILURES",
@@ -40,7 +41,11 @@ def build_settings(database_url: str | None = None, broker_url: str | None = Non
         admin_password=os.environ.get(ENV["admin_password"]) or None,
         demo_table=fresh,
     )
-    for name, unit in (("session_idle_minutes", "minutes"), ("session_trust_seconds", "seconds")):
+    for name, unit in (
+        ("session_idle_minutes", "minutes"),
+        ("session_trust_seconds", "seconds"),
+        ("session_max_hours", "hours"),
+    ):
         value = os.environ.get(ENV[name])
         if value:
             try:
