@@ -189,6 +189,9 @@ def test_the_document_refuses_what_the_server_refuses_for_its_shape(api: Api) ->
     report = doc["paths"]["/api/reports/tables"]["get"]["parameters"]
     assert next(p for p in report if p["name"] == "format")["schema"]["enum"] == ["json", "csv"]
     assert api.as_("admin", "GET", "/api/reports/tables?format=").status_code == 400
+    # a bet of 0: the document refuses it, and the engine does (bad_bet, its own code)
+    assert not valid("post", "/api/tables/{table_id}/bets", {"seat": 1, "spot": "main", "amount": 0})
+    assert not valid("post", "/api/tables/{table_id}/actions", {"seat": 1, "action": "double", "amount": 0})
     assert valid("post", "/api/tables/{table_id}/seats", {"seat": -626.0})
     assert valid("post", "/api/tables/{table_id}/seats", {"seat": 1.0})
     r = api.as_("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1.0})

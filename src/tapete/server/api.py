@@ -133,8 +133,12 @@ def _whole(value: Any) -> Any:
 
 
 BodyInt = Annotated[StrictInt, Field(ge=-MAX_ID, le=MAX_ID), BeforeValidator(_whole)]
+#: a bet's or a decision's amount: the engine refuses one below 1 (bad_bet, illegal_action), and the
+#: document says so (its refusal stays the engine's, with its code)
 BodyAmount = Annotated[
-    StrictInt, Field(le=MAX_AMOUNT, description="money units (céntimos by default)"), BeforeValidator(_whole)
+    StrictInt,
+    Field(le=MAX_AMOUNT, description="money units (céntimos by default)", json_schema_extra={"minimum": 1}),
+    BeforeValidator(_whole),
 ]
 #: a cashier's amount: a positive whole number of money units (the server's err.api.amount)
 CashierAmount = Annotated[
