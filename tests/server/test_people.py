@@ -130,11 +130,14 @@ def test_a_used_session_is_not_idle(database_url: str, tmp_path: Path, sql: sa.E
 
 @pytest.mark.usefixtures("fast_hashing")
 def test_a_trusted_session_follows_a_change_of_its_user_at_once(api: Api) -> None:
-    """The process trusts a session it just checked (session_trust_seconds), but a role taken away or a
-    user deactivated counts from the next request: the change forgets the trust."""
+    """The process trusts a session it just checked (session_trust_seconds), but a role changed (which
+    ends every token of the user, server.md) or a user deactivated counts from the next request: the
+    change forgets the trust."""
     api.user("ana", "player")
     assert api.ok("ana", "GET", "/api/me")["role"] == "player"  # checked, now trusted
     api.ok("admin", "PATCH", "/api/users/ana", json={"role": "inspector"})
+    assert refused(api.as_("ana", "GET", "/api/me"), 401, "unauthorized")["key"] == "err.api.session_ended"
+    api.login("ana", "password-123")
     assert api.ok("ana", "GET", "/api/me")["role"] == "inspector"
     buy_in = api.as_("ana", "POST", "/api/cashier/buy-in", json={"player": "ana", "amount": 1})
     assert refused(buy_in, 403, "forbidden")
@@ -204,13 +207,13 @@ def test_repeated_failed_logins_are_locked_out_for_a_while(database_url: str, tm
 
 
 @pytest.mark.usefixtures("fast_hashing")
-def test_failed_logins_lock_out_the_name_and_an_address_only_when_the_operator_says(
+def test_failed_logins_throttle_the_name_at_that_address_and_the_address_after_its_setting(
     database_url: str, tmp_path: Path
 ) -> None:
-    """Behind a balancer every client has the balancer's address: wrong passwords for many names from
-    one address lock out those names, not the others (beto logs in after ana's and five strangers'
-    failures). With `lockout_address_failures` set, the address is locked out too (eva, after four
-    strangers' failures); the setting off again, the address's failures lock out no one else."""
+    """Wrong passwords for many names from one address throttle that address once they reach
+    `lockout_address_failures` (eva, after four strangers' failures, with the setting at 4); below it
+    (the default, 20), wrong passwords for ana and five strangers throttle ana at that address, not the
+    others (beto logs in). docs/security.md, "Throttling"."""
     with serving(database_url, tmp_path, lockout_failures=3, lockout_address_failures=4) as api:
         api.user("eva", "player")
         for name in ("y1", "y2", "y3", "y4"):

@@ -17,10 +17,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError, WebSocketRequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from pydantic import (
+    ConfigDict,
     Field,
     StrictBool,
     StrictStr,
@@ -32,6 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tapete.errors import BadRequest, TapeteError
+from tapete.games import GAMES
 from tapete.server import (
     accounts,
     control_api,
@@ -47,24 +49,42 @@ from tapete.server import (
 from tapete.server.accounts import Caller
 from tapete.server.app import Casino, Idem, Replay, health, lifespan_of
 from tapete.server.config import VERSION
-from tapete.server.errors import Conflict, Forbidden, NotFound, Unauthorized, error_body, language, status_of
+from tapete.server.errors import (
+    Conflict,
+    Forbidden,
+    NotFound,
+    Unauthorized,
+    error_body,
+    headers_of,
+    language,
+    status_of,
+)
+from tapete.server.guard import Guard
 from tapete.server.http import (
     MAX_ID,
+    NO_NUL,
+    NOT_BLANK,
+    SETTING,
+    USER_NAME,
     Body,
     BodyAmount,
     BodyInt,
+    CashierAmount,
     FastJSON,
     Id,
     IdemKey,
     PathName,
     Since,
+    Text,
     Who,
+    _address,
     _token,
+    text,
     who,
 )
 from tapete.server.models import ROLES, CasinoTable, SignificantEvent, User
 from tapete.server.sql import Tx, Unavailable, q
-from tapete.server.tables import TableRow, TableRuntime
+from tapete.server.tables import LIVE_PROCEDURES, TableRow, TableRuntime
 
 STATIC = Path(__file__).resolve().parent / "static"
 _PLAYER = q("SELECT id, name FROM users WHERE name = :name AND role = 'player'")
@@ -80,43 +100,49 @@ _MOVEMENTS = q(
 
 
 class LoginBody(Body):
-    username: StrictStr
-    password: StrictStr
+    username: StrictStr = text()
+    password: StrictStr = text()
 
 
 class UserBody(Body):
-    username: StrictStr
-    password: StrictStr
-    role: StrictStr
+    username: StrictStr = text(pattern=USER_NAME)
+    password: StrictStr = text(minLength=8, maxLength=256)
+    role: StrictStr = text(enum=list(ROLES))
     document: StrictStr | None = Field(default=None, description="a player's DNI: 8 digits")
     birth_date: StrictStr | None = Field(default=None, description="a player's birth date (ISO); 18 or older")
 
 
 class UserChange(Body):
-    role: StrictStr | None = None
+    role: StrictStr | None = Field(None, json_schema_extra={"enum": [*ROLES, None]})
     active: StrictBool | None = None
-    password: StrictStr | None = None
+    password: StrictStr | None = Field(
+        None, json_schema_extra={"pattern": NO_NUL, "minLength": 8, "maxLength": 256}
+    )
     document: StrictStr | None = Field(default=None, description="a player's DNI (admin, cashier)")
     birth_date: StrictStr | None = Field(default=None, description="a player's birth date (admin, cashier)")
 
 
 class CashierBody(Body):
-    player: StrictStr
-    amount: BodyAmount
+    player: StrictStr = text()
+    amount: CashierAmount
 
 
 class TableBody(Body):
-    game: StrictStr
-    name: StrictStr
-    mode: StrictStr = "virtual"
+    game: StrictStr = text(enum=list(GAMES))
+    name: StrictStr = text(pattern=NOT_BLANK, minLength=1, maxLength=80)
+    mode: StrictStr = Field("virtual", json_schema_extra={"enum": ["virtual", "live"]})
     rules: dict[str, Any] = Field(
-        default_factory=dict, description="scenario.md's keys, turn_seconds, betting_seconds"
+        default_factory=dict,
+        description="scenario.md's keys, turn_seconds, betting_seconds",
+        json_schema_extra={"propertyNames": {"pattern": NO_NUL}, "additionalProperties": SETTING},
     )
 
 
 class TableChange(Body):
-    status: StrictStr = Field(description="open | suspended | closed")
-    reason: StrictStr
+    status: StrictStr = Field(
+        description="open | suspended | closed", json_schema_extra={"enum": ["open", "suspended", "closed"]}
+    )
+    reason: StrictStr = text(pattern=NOT_BLANK)
 
 
 class SeatBody(Body):
@@ -125,7 +151,7 @@ class SeatBody(Body):
 
 class BetBody(Body):
     seat: BodyInt
-    spot: StrictStr
+    spot: StrictStr = text()
     amount: BodyAmount
 
 
@@ -135,29 +161,46 @@ class AnswerBody(Body):
 
 class ActionBody(Body):
     seat: BodyInt
-    action: StrictStr
+    action: StrictStr = text()
     hand: BodyInt | None = None
     amount: BodyAmount | None = None
-    cards: list[StrictStr] | None = None
+    cards: list[Text] | None = None
 
 
 class CardBody(Body):
-    card: StrictStr
+    card: StrictStr = text()
     exposed: StrictBool = False
 
 
 class ProcedureBody(Body):
+    #: a deck change says its reason (tables.procedure)
+    model_config = ConfigDict(
+        extra="ignore",
+        json_schema_extra={
+            "if": {"properties": {"type": {"const": "deck_change"}}, "required": ["type"]},
+            "then": {
+                "required": ["reason"],
+                "properties": {"reason": {"type": "string", "pattern": NOT_BLANK}},
+            },
+        },
+    )
+
     type: StrictStr = Field(
         description="new_pack | inspect | show | turn | mix | shuffle | cut | load | burn | deck_change"
-        " | cut_card"
+        " | cut_card",
+        json_schema_extra={"enum": list(LIVE_PROCEDURES)},
     )
-    reason: StrictStr | None = None
-    cards: list[StrictStr] | None = Field(
-        None, description="burn: the burned cards; inspect: the pack as read"
+    reason: StrictStr | None = Field(None, json_schema_extra={"pattern": NO_NUL, "maxLength": 500})
+    cards: list[Text] | None = Field(None, description="burn: the burned cards; inspect: the pack as read")
+    result: StrictStr | None = Field(
+        None, description="inspect: complete | rejected", json_schema_extra={"enum": ["complete", "rejected"]}
     )
-    result: StrictStr | None = Field(None, description="inspect: complete | rejected")
     jokers_removed: BodyInt | None = Field(None, description="inspect: the jokers taken out and counted")
-    by: StrictStr | None = Field(None, description='cut: "dealer" or a player seated at the table')
+    by: StrictStr | None = Field(
+        None,
+        description='cut: "dealer" or a player seated at the table',
+        json_schema_extra={"pattern": NO_NUL},
+    )
     cut_card_depth: BodyInt | None = Field(
         None, description="cut: cards behind the cut card, 40 to half the pack"
     )
@@ -165,12 +208,12 @@ class ProcedureBody(Body):
 
 
 class CorrectionBody(Body):
-    card: StrictStr
-    reason: StrictStr
+    card: StrictStr = text()
+    reason: StrictStr = text(pattern=NOT_BLANK)
 
 
 class VoidBody(Body):
-    reason: StrictStr
+    reason: StrictStr = text(pattern=NOT_BLANK)
 
 
 # ------------------------------------------------------------------------------------------ the app
@@ -234,7 +277,7 @@ class FastLane:
             response = await lane.handler(table_id, body, caller, idem)
         except TapeteError as exc:
             await self.casino.protection.noted(exc)
-            response = FastJSON(error_body(exc, lang), status_code=status_of(exc))
+            response = FastJSON(error_body(exc, lang), status_code=status_of(exc), headers=headers_of(exc))
         await response(scope, receive, send)
 
 
@@ -250,14 +293,28 @@ def create_app(casino: Casino) -> FastAPI:
         lifespan=lambda _app: lifespan_of(casino),
         static_url="/docs-assets",
         favicon_url="/favicon.svg",
+        docs_url=None,  # its pages start Swagger UI with an inline script: ours start it from a file
+        redoc_url=None,
     )
     app.state.casino = casino
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs_page() -> HTMLResponse:
+        """Swagger UI, served by this server, without inline script (`static/js/docs.js` starts it)."""
+        return HTMLResponse(DOCS_PAGE)
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc_page() -> HTMLResponse:
+        """ReDoc, served by this server (its element needs no script of ours)."""
+        return HTMLResponse(REDOC_PAGE)
 
     @app.exception_handler(TapeteError)
     async def _refused(request: Request, exc: TapeteError) -> JSONResponse:
         await casino.protection.noted(exc)  # a refusal of player protection is a significant event
         return FastJSON(
-            error_body(exc, language(request.headers.get("accept-language"))), status_code=status_of(exc)
+            error_body(exc, language(request.headers.get("accept-language"))),
+            status_code=status_of(exc),
+            headers=headers_of(exc),
         )
 
     @app.exception_handler(OperationalError)
@@ -300,7 +357,8 @@ def create_app(casino: Casino) -> FastAPI:
         protection_api.router(casino),
     ]
     stack = app.build_middleware_stack
-    app.build_middleware_stack = lambda: FastLane(stack(), casino, lanes)  # type: ignore[method-assign]
+    # the fast lane in front of FastAPI, and the guard (headers, body limit) in front of everything
+    app.build_middleware_stack = lambda: Guard(FastLane(stack(), casino, lanes))  # type: ignore[method-assign]
     for each in routers:
         app.include_router(each)
     fastapi_document = app.openapi
@@ -319,6 +377,36 @@ def create_app(casino: Casino) -> FastAPI:
         routes = [route for each in routers for route in each.routes if isinstance(route, APIRoute)]
         app.mount("/", _Page(routes, StaticFiles(directory=STATIC, html=True)), name="page")
     return app
+
+
+DOCS_PAGE = """<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>tapete - Swagger UI</title>
+    <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+    <link rel="stylesheet" href="/docs-assets/swagger-ui.css" />
+  </head>
+  <body>
+    <div id="swagger-ui" data-url="/openapi.json"></div>
+    <script src="/docs-assets/swagger-ui-bundle.js"></script>
+    <script src="/js/docs.js"></script>
+  </body>
+</html>
+"""
+REDOC_PAGE = """<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>tapete - ReDoc</title>
+    <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+  </head>
+  <body>
+    <redoc spec-url="/openapi.json"></redoc>
+    <script src="/docs-assets/redoc.standalone.js"></script>
+  </body>
+</html>
+"""
 
 
 class _Page:
@@ -396,10 +484,12 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
         """``{"ok": true, "version"}`` once the server takes requests."""
         return await health(casino)
 
-    @api.post("/api/login", tags=["people"])
-    async def post_login(body: LoginBody, request: Request) -> dict[str, Any]:
-        """A token for `username` (rate_limited after repeated failures)."""
-        address = request.client.host if request.client else "?"
+    @api.post("/api/login", tags=["people"], responses={429: {"description": "rate_limited"}})
+    async def post_login(body: LoginBody, request: Request) -> Response:
+        """A token for `username`, whatever its case (rate_limited, with Retry-After, after repeated
+        failures from the address or for the name). A failed login answers the same whether the name
+        exists or not."""
+        address = _address(request)
 
         async def run(db: AsyncSession) -> dict[str, Any]:
             token, user, previous = await accounts.login(
@@ -413,16 +503,18 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
             }
 
         try:
-            return await casino.run(run)
+            return FastJSON(await casino.run(run))
         except Unauthorized as exc:  # the refusal rolled its transaction back: count it in its own
             if exc.key == "err.api.login":
-                await casino.run(lambda db: accounts.record_failure(db, body.username, address))
+                await casino.run(
+                    lambda db: accounts.record_failure(db, casino.settings, body.username, address)
+                )
             raise
 
     @api.post("/api/logout", tags=["people"])
-    async def post_logout(caller: Who) -> dict[str, Any]:
+    async def post_logout(caller: Who, request: Request) -> dict[str, Any]:
         """End this session: its token stops working."""
-        await casino.run(lambda db: accounts.logout(db, caller))
+        await casino.run(lambda db: accounts.logout(db, casino.settings, caller, _address(request)))
         await casino.forget_sessions(session=caller.session_id)
         return {}
 
@@ -487,26 +579,45 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
         ident = protection.identity_of(body.document, body.birth_date, casino.protection.today())
 
         async def run(db: AsyncSession) -> dict[str, Any]:
-            user = await db.scalar(select(User).where(User.name == name))
+            user = await accounts.user_named(db, name)
             if user is None:
                 raise NotFound(f"no user {name}", key="err.api.no_user", name=name)
             change: dict[str, Any] = {}
+            ended: list[str] = []  # why his tokens end: a new password, a new role, deactivated
             if body.role is not None:
                 if body.role not in ROLES:
                     raise BadRequest(f"unknown role {body.role!r}", key="err.api.role_name", role=body.role)
                 if user.id == caller.user_id and body.role != "admin":
                     raise Forbidden("an administrator cannot demote himself", key="err.api.self_demote")
+                if body.role != user.role:
+                    ended.append("role")
+                    db.add(
+                        SignificantEvent(
+                            kind="role_changed",
+                            actor=caller.name,
+                            details={"user": user.name, "from": user.role, "to": body.role},
+                        )
+                    )
                 user.role = body.role
                 change["role"] = body.role
             if body.active is not None:
                 if user.id == caller.user_id and not body.active:
                     raise Forbidden("an administrator cannot lock himself out", key="err.api.self_demote")
+                if user.active and not body.active:
+                    ended.append("deactivated")
                 user.active = body.active
                 change["active"] = body.active
             if body.password is not None:
-                user.password_hash = accounts.hash_password(accounts.check_new_password(body.password))
+                password = accounts.check_new_password(body.password)
+                user.password_hash = await asyncio.to_thread(accounts.hash_password, password)
                 change["password"] = "changed"
+                ended.append("password")
+                db.add(
+                    SignificantEvent(kind="password_changed", actor=caller.name, details={"user": user.name})
+                )
             await casino.protection.set_identity(db, user.id, user.name, user.role, ident, caller.name)
+            if ended:
+                await accounts.end_sessions(db, casino.settings, user.id, ended[-1])
             db.add(SignificantEvent(kind="user_changed", actor=caller.name, details={"user": name, **change}))
             return {"name": user.name, "role": user.role, "active": user.active, "id": user.id}
 
@@ -858,9 +969,9 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
     @api.get("/api/reports/tables", tags=["inspector"])
     async def get_report(
         caller: Who,
-        from_: Annotated[str | None, Query(alias="from")] = None,
-        to: str | None = None,
-        format: str = "json",
+        from_: Annotated[str | None, Query(alias="from", json_schema_extra={"format": "date"})] = None,
+        to: Annotated[str | None, Query(json_schema_extra={"format": "date"})] = None,
+        format: Annotated[str, Query(json_schema_extra={"enum": ["json", "csv"]})] = "json",
     ) -> Response:
         """Per table and period: rounds, drop, win, hold % (JSON or CSV)."""
         caller.need("inspector", "admin")
@@ -869,7 +980,7 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
         try:
             async with casino.db() as db:
                 rows = await inspector.report(db, from_, to)
-        except ValueError:
+        except (ValueError, OverflowError):  # no such date, or the day after the last one there is
             raise BadRequest("from and to are ISO dates (YYYY-MM-DD)", key="err.api.dates") from None
         if format == "csv":
             return PlainTextResponse(inspector.report_csv(rows), media_type="text/csv")

@@ -7,12 +7,19 @@ import base64
 import binascii
 import os
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from tapete import __version__
 
 VERSION = __version__
+
+
+def utc_clock() -> datetime:
+    """Now, in UTC: the clock of sessions and logins (a test gives the server its own, `Settings.clock`)."""
+    return datetime.now(UTC)
 
 
 def default_data_dir() -> Path:
@@ -34,13 +41,21 @@ class Settings:
     #: most a tenth of the idle time); a logout or a user's change ends it at once in every process
     #: that hears the broker, and within this time in one that does not (docs/server.md)
     session_trust_seconds: float = 5.0
-    #: failed logins of one name within `lockout_window_seconds` that lock it out
+    #: a session's longest life, whatever its activity (server.md: 12 hours after login)
+    session_max_hours: float = 12.0
+    #: failed logins of one name from one address within `lockout_window_seconds` that throttle that
+    #: address for that name (another address, the owner's, is not throttled by them)
     lockout_failures: int = 5
-    #: failed logins from one address (any names) that lock the address out; 0: off, as behind a
-    #: balancer or proxy every client shares its address (TAPETE_LOCKOUT_ADDRESS_FAILURES)
-    lockout_address_failures: int = 0
+    #: failed logins from one address, whatever the names, that throttle the address (0: off); behind a
+    #: proxy, uvicorn's forwarded headers give each client his own address (TAPETE_LOCKOUT_ADDRESS_FAILURES)
+    lockout_address_failures: int = 20
+    #: failed logins of one name from every address together that put the name under attack: then an
+    #: address that failed for it once is throttled, an address that never failed keeps its try (0: off)
+    lockout_name_failures: int = 20
     lockout_window_seconds: float = 300.0
     lockout_seconds: float = 60.0
+    #: the clock of sessions and logins (idle and longest life, throttling): tests inject their own
+    clock: Callable[[], datetime] = utc_clock
     admin_password: str | None = None
     shoe_key: bytes = b""
     #: how often each process looks for deadlines that came due (turn and betting timers)

@@ -45,7 +45,7 @@ class Conflict(ApiError):
 
 
 class RateLimited(ApiError):
-    """Too many failed logins: locked out for a while."""
+    """Too many failed logins: throttled for a while (`seconds`, said in the Retry-After header too)."""
 
     code = "rate_limited"
     status = 429
@@ -151,6 +151,14 @@ def error_body(exc: TapeteError, lang: str) -> dict[str, Any]:
     if exc.code == "invalid_rules":
         body["problems"] = _problems(exc, render)
     return {"error": body}
+
+
+def headers_of(exc: TapeteError) -> dict[str, str] | None:
+    """The headers a refusal's answer carries: Retry-After on a throttling (RFC 9110 §10.2.3)."""
+    seconds = exc.params.get("seconds")
+    if isinstance(exc, RateLimited) and isinstance(seconds, int):
+        return {"Retry-After": str(seconds)}
+    return None
 
 
 def status_of(exc: TapeteError) -> int:

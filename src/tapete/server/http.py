@@ -1,6 +1,7 @@
-"""What every endpoint module shares: the bounds of numbers and text a request may carry, the strict
-request body, the fast JSON answer, and the caller and Idempotency-Key dependencies. A module of its own
-so that the endpoint modules (api, control_api, protection, ...) import it and never one another."""
+"""What every endpoint module shares: the bounds of numbers and text a request may carry and what the
+document says of them, the strict request body, the fast JSON answer, and the caller and
+Idempotency-Key dependencies. A module of its own so that the endpoint modules (api, control_api,
+protection_api, ...) import it and never one another."""
 
 from __future__ import annotations
 
@@ -10,7 +11,16 @@ import pydantic_core
 from fastapi import Depends, Header, Query, Request
 from fastapi import Path as InPath
 from fastapi.responses import JSONResponse
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
 
 from tapete.server import state
 from tapete.server.accounts import Caller
@@ -25,10 +35,8 @@ MAX_AMOUNT = 10**12
 #: a number in a path: a table's id, a seat, a request, a round
 Id = Annotated[int, InPath(ge=0, le=MAX_ID)]
 Since = Annotated[int, Query(ge=0, le=MAX_ID, description="events after this id")]
-#: integers in bodies: a box, a hand, an amount (the engine judges the values; these bounds only keep
-#: what no table can mean from reaching the database)
-BodyInt = Annotated[StrictInt, Field(ge=-MAX_ID, le=MAX_ID)]
-BodyAmount = Annotated[StrictInt, Field(le=MAX_AMOUNT, description="money units (céntimos by default)")]
+#: integers in bodies (`BodyInt`, `BodyAmount` below): a box, a hand, an amount (the engine judges the
+#: values; the bounds only keep what no table can mean from reaching the database)
 
 
 def storable(value: Any) -> Any:
@@ -52,20 +60,85 @@ def storable(value: Any) -> Any:
     return value
 
 
+# ------------------------------------------------------------------------- what the document says
+# Every constraint the server puts on a body or a parameter is also in /openapi.json (server.md: the
+# document tells the truth): a request valid by the document is never refused for its shape. The
+# server's own checks stay where they are, with their keys; these schemas say the same to a client.
+#: text the database can keep: no NUL character (PostgreSQL's text refuses it; `storable`)
+NO_NUL = r"^[^\x00]*$"
+#: text with something in it besides spaces (what `str.strip` leaves), and no NUL
+NOT_BLANK = r"^[^\x00]*[^\s\x00\x1c-\x1f\x85][^\x00]*$"
+#: a user name (`accounts.NAME`); `(?!\n)` because a validator with Python's regexes lets `$` match
+#: before a last newline, and the server refuses that name
+USER_NAME = r"^[A-Za-z0-9_.@-]{1,64}(?!\n)$"
+
+
+def text(**schema: Any) -> Any:
+    """A text field: what the document says of it (`schema`), no NUL character in any case."""
+    return Field(json_schema_extra={"pattern": NO_NUL, **schema})
+
+
+def _whole(value: Any) -> Any:
+    """A number with nothing after the point (``626.0``) is the integer it names: JSON Schema's integer
+    type counts it as one, so the server takes it as one (a fraction stays refused)."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
+BodyInt = Annotated[StrictInt, Field(ge=-MAX_ID, le=MAX_ID), BeforeValidator(_whole)]
+#: a bet's or a decision's amount: the engine refuses one below 1 (bad_bet, illegal_action), and the
+#: document says so (its refusal stays the engine's, with its code)
+BodyAmount = Annotated[
+    StrictInt,
+    Field(le=MAX_AMOUNT, description="money units (céntimos by default)", json_schema_extra={"minimum": 1}),
+    BeforeValidator(_whole),
+]
+#: a cashier's amount: a positive whole number of money units (the server's err.api.amount)
+CashierAmount = Annotated[
+    StrictInt,
+    Field(le=MAX_AMOUNT, description="money units (céntimos by default)", json_schema_extra={"minimum": 1}),
+    BeforeValidator(_whole),
+]
+#: a table setting's value: what scenario.md's settings are (numbers, texts, flags, a paytable's object)
+_SCALAR: list[dict[str, Any]] = [
+    {"type": "string", "pattern": NO_NUL},
+    {"type": "number"},
+    {"type": "boolean"},
+    {"type": "null"},
+]
+SETTING: dict[str, Any] = {
+    "anyOf": [
+        *_SCALAR,
+        {"type": "array", "items": {"anyOf": _SCALAR}},
+        {"type": "object", "propertyNames": {"pattern": NO_NUL}, "additionalProperties": {"anyOf": _SCALAR}},
+    ]
+}
+
+#: a text in a list: no NUL character
+Text = Annotated[StrictStr, Field(json_schema_extra={"pattern": NO_NUL})]
 #: a name in a path (a user's): text the database can keep
-PathName = Annotated[str, InPath(), AfterValidator(storable)]
+PathName = Annotated[str, InPath(json_schema_extra={"pattern": NO_NUL}), AfterValidator(storable)]
 
 
 # ---------------------------------------------------------------------------------------------- bodies
 class Body(BaseModel):
-    """A request body: strict JSON types (a number where a number goes), unknown keys ignored, and only
-    text the database can keep (`storable`), in every field and in the table settings' free JSON."""
+    """A request body: strict JSON types (a number where a number goes, ``626.0`` as 626), unknown keys
+    ignored, and only text the database can keep (`storable`), in every field and in the table settings'
+    free JSON."""
 
     model_config = ConfigDict(extra="ignore")
 
     @model_validator(mode="before")
     @classmethod
     def _storable(cls, data: Any) -> Any:
+        """Every field's text checked (`storable`); a key the model does not know is ignored whole, its
+        text too (it is never kept, and the document lets a client send it)."""
+        if isinstance(data, dict):
+            for name in cls.model_fields:
+                if name in data:
+                    storable(data[name])
+            return data
         return storable(data)
 
 
@@ -78,6 +151,11 @@ class FastJSON(JSONResponse):
         if isinstance(content, state.Rendered):  # a table's state, written once for its viewers
             return bytes(content)
         return pydantic_core.to_json(content)
+
+
+def _address(request: Request) -> str:
+    """The client's address (behind a proxy, the one uvicorn's forwarded headers give)."""
+    return request.client.host if request.client else "?"
 
 
 def _token(request: Request) -> str | None:

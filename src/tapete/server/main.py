@@ -17,8 +17,11 @@ ENV = {
     "admin_password": "TAPETE_ADMIN_PASSWORD",
     "session_idle_minutes": "TAPETE_SESSION_IDLE_MINUTES",
     "session_trust_seconds": "TAPETE_SESSION_TRUST_SECONDS",
+    "session_max_hours": "TAPETE_SESSION_MAX_HOURS",
     "lockout_address_failures": "TAPETE_LOCKOUT_ADDRESS_FAILURES",
     "require_identity": "TAPETE_REQUIRE_IDENTITY",
+    "lockout_failures": "TAPETE_LOCKOUT_FAILURES",
+    "lockout_name_failures": "TAPETE_LOCKOUT_NAME_FAILURES",
 }
 
 
@@ -39,7 +42,11 @@ def build_settings(database_url: str | None = None, broker_url: str | None = Non
         admin_password=os.environ.get(ENV["admin_password"]) or None,
         demo_table=fresh,
     )
-    for name, unit in (("session_idle_minutes", "minutes"), ("session_trust_seconds", "seconds")):
+    for name, unit in (
+        ("session_idle_minutes", "minutes"),
+        ("session_trust_seconds", "seconds"),
+        ("session_max_hours", "hours"),
+    ):
         value = os.environ.get(ENV[name])
         if value:
             try:
@@ -49,11 +56,12 @@ def build_settings(database_url: str | None = None, broker_url: str | None = Non
             if not number >= 0:  # also refuses nan
                 raise ConfigError(f"{ENV[name]} must be a number of {unit}, 0 or more")
             setattr(settings, name, number)
-    value = os.environ.get(ENV["lockout_address_failures"])
-    if value:
-        if not value.isdigit():
-            raise ConfigError(f"{ENV['lockout_address_failures']} must be a whole number, 0 (off) or more")
-        settings.lockout_address_failures = int(value)
+    for name in ("lockout_address_failures", "lockout_failures", "lockout_name_failures"):
+        value = os.environ.get(ENV[name])
+        if value:
+            if not value.isdigit():
+                raise ConfigError(f"{ENV[name]} must be a whole number, 0 (off) or more")
+            setattr(settings, name, int(value))
     settings.require_identity = os.environ.get(ENV["require_identity"], "").strip().lower() in (
         "1",
         "true",

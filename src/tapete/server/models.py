@@ -19,6 +19,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    func,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -74,6 +75,10 @@ class User(Base):
     last_login_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
 
     __table_args__ = (CheckConstraint(f"role IN {ROLES!r}", name="user_role"),)
+
+
+#: names are unique whatever their case (server.md: `Admin` is `admin`); migration 0006
+Index("users_name_lower", func.lower(User.name), unique=True)
 
 
 class LoginSession(Base):

@@ -2,7 +2,7 @@
 a player's written claim about a round with the inspector's resolution (rules.md §0, Errors)
 
 Revision ID: 0007
-Revises: 0004
+Revises: 0006
 Create Date: 2026-12-06 01:00:00
 """
 
@@ -14,7 +14,7 @@ from alembic import op
 import tapete.server.models
 
 revision = "0007"
-down_revision = "0004"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
