@@ -39,7 +39,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tapete.errors import BadRequest, TapeteError
-from tapete.server import accounts, inspector, ledger, openapi, state, tables, words
+from tapete.server import accounts, inspector, ledger, openapi, shoeboard, state, tables, words
 from tapete.server.accounts import Caller
 from tapete.server.app import Casino, Idem, Replay, health, lifespan_of
 from tapete.server.config import VERSION
@@ -320,7 +320,7 @@ def create_app(casino: Casino) -> FastAPI:
         await _refuse_socket(websocket, _malformed_request(exc.errors()))
 
     table_router, lanes = router(casino)
-    routers = [table_router, words.router(casino)]
+    routers = [table_router, words.router(casino), shoeboard.router(casino)]
     stack = app.build_middleware_stack
     app.build_middleware_stack = lambda: FastLane(stack(), casino, lanes)  # type: ignore[method-assign]
     for each in routers:
@@ -760,6 +760,9 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
                     "bets are taken back before the deal", key="err.api.not_betting", round=table.round_no
                 )
             await tables.take_back_bets(tx, table.id, caller.user_id)
+            if table.deadline_kind == "betting":
+                # the deal's countdown runs from the first bet still on the table (none: no countdown)
+                table.deadline_version = None
             return {"table": table.id, "bets": []}
 
         changed: dict[str, Any] = await casino.mutate(table_id, run)
