@@ -130,3 +130,23 @@ def test_a_refused_setting_problem_carries_its_params(database_url: str, tmp_pat
         assert problems["turn_seconds"]["key"] == "err.api.seconds"  # the server's own, in the same answer
         named = {**body, "name": ""}  # the name is told after the settings, which come first and at once
         assert api.as_("admin", "POST", "/api/tables", json=named).json()["error"]["code"] == "invalid_rules"
+
+
+def test_undo_takes_back_only_the_last_bet_placed(database_url: str, tmp_path: Path) -> None:
+    with serving(database_url, tmp_path) as api:
+        api.user("ana", "player", chips=100_000)
+        table = api.table("majestic_21")
+        api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 2})
+        for spot, amount in (("main", 1000), ("over_13", 500), ("main", 2000)):
+            api.ok(
+                "ana", "POST", f"/api/tables/{table}/bets", json={"seat": 2, "spot": spot, "amount": amount}
+            )
+        taken = api.ok("ana", "DELETE", f"/api/tables/{table}/bets/last")
+        assert (taken["seat"], taken["spot"], taken["amount"]) == (2, "main", 2000)
+        bets = api.state("ana", table)["seats"][1]["bets"]
+        assert [(b["spot"], b["amount"]) for b in bets] == [("main", 1000), ("over_13", 500)]
+        assert api.state("ana", table)["me"]["available"] == 100_000 - 1500
+        api.ok("ana", "DELETE", f"/api/tables/{table}/bets/last")
+        api.ok("ana", "DELETE", f"/api/tables/{table}/bets/last")
+        r = api.as_("ana", "DELETE", f"/api/tables/{table}/bets/last")
+        assert r.status_code == 409 and r.json()["error"]["key"] == "err.api.no_bet_to_undo"
