@@ -8,7 +8,7 @@ import { card, cardText } from "../cards.js";
 import { $, announce, html, onClick, patch } from "../dom.js";
 import { has, money, moneyField, parseMoney, pick, signed, t } from "../i18n.js";
 import { connection, dialog, setBalance, whoami } from "../main.js";
-import { BLACKJACKS, felt, handName, limits, pendingText, seatName } from "../felt.js";
+import { BLACKJACKS, felt, handName, handTotal, limits, pendingText, seatName } from "../felt.js";
 import { TableLink } from "../live.js";
 import { history } from "./history.js";
 import { rulesDialog } from "./rules.js";
@@ -189,7 +189,7 @@ export async function mount(root, args) {
       const stateText = t("bj.hand_state", {
         who,
         cards: hand.cards.map(cardText).join(" "),
-        total: hand.total,
+        total: handTotal(hand.cards, hand.total, true).text,
         dealer: view.dealer.map(cardText).join(" "),
       });
       const stake = box.hands[0].stake;
