@@ -488,3 +488,23 @@ def test_a_suspended_table_says_so_and_offers_nothing(
     no_machine_text(ana, "suspended table")
     shots(ana, "suspended", full_page=False)
     doc_shot(ana, f"suspended-{'phone' if size == PHONE else 'desktop'}")
+
+
+def test_a_desktop_of_1024_by_768_shows_the_chips_and_the_felt_together_and_the_sound_is_a_toggle(
+    site: Site, browser: Any
+) -> None:
+    site.user("ana", chips=100_000)
+    table = site.table("majestic_21", name="Mesa M21")
+    ana = new_page(browser, site.url, viewport={"width": 1024, "height": 768})
+    log_in(ana, "ana", site.passwords["ana"])
+    ana.goto(f"{site.url}/#/table/{table}")
+    ana.click("#take-4")
+    ana.wait_for_selector("#spot-4-main")
+    assert in_view(ana, "#chip-500") and in_view(ana, "#bet-undo") and in_view(ana, "#spot-4-main")
+    assert in_view(ana, "#felt .dealer")
+    assert ana.get_attribute("#sound", "aria-pressed") == "false"  # off by default
+    ana.click("#sound")
+    assert ana.get_attribute("#sound", "aria-pressed") == "true"
+    ana.reload()
+    ana.wait_for_selector("#sound[aria-pressed='true']")  # remembered in this browser
+    assert not ana.js_errors

@@ -5,7 +5,7 @@
 
 import * as api from "../api.js";
 import { $, html, onClick, patch, raw } from "../dom.js";
-import { moneyField, parseMoney, t } from "../i18n.js";
+import { has, moneyField, parseMoney, t } from "../i18n.js";
 import { limits } from "../felt.js";
 import { MONEY_KEYS } from "./rules.js";
 
@@ -197,7 +197,7 @@ async function tablesTab(root) {
           return html`<div class="form-row form-row--${field.type === "boolean" ? "check" : "field"}">
             <label for="set-${key}">${t(`web.setting.${key}`)}${MONEY_KEYS.has(key) ? " (S/)" : ""}</label>
             ${fieldInput(key, field, defaults[key], typed[key])}
-            <p class="hint" id="hint-${key}">${t(`web.hint.${key}`, { game: t(`game.${game}`) })}</p>
+            <p class="hint" id="hint-${key}">${t(has(`web.hint.${key}.${game}`) ? `web.hint.${key}.${game}` : `web.hint.${key}`, { game: t(`game.${game}`) })}</p>
             <p class="field-error" id="error-${key}" role="alert">${errors[key] || ""}</p>
           </div>`;
         })}
