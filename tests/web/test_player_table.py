@@ -77,6 +77,11 @@ def in_view(page: Any, selector: str) -> bool:
     return bool(box) and box["y"] >= -1 and box["y"] + box["height"] <= size["height"] + 1 and box["x"] >= -1
 
 
+def place(site: Site, table: int, seat: int, spot: str, amount: int, who: str = "ana") -> None:
+    """A bet placed over the API (what the test is not about)."""
+    site.call(who, "POST", f"/api/tables/{table}/bets", json={"seat": seat, "spot": spot, "amount": amount})
+
+
 def doc_shot(page: Any, name: str) -> None:
     folder = ARTIFACTS / "docs"
     folder.mkdir(parents=True, exist_ok=True)
@@ -508,3 +513,31 @@ def test_a_desktop_of_1024_by_768_shows_the_chips_and_the_felt_together_and_the_
     ana.reload()
     ana.wait_for_selector("#sound[aria-pressed='true']")  # remembered in this browser
     assert not ana.js_errors
+
+
+def test_a_split_box_names_the_hand_of_each_payout_line(site: Site, browser: Any) -> None:
+    site.user("ana", chips=100_000)
+    site.user("dora", "dealer")
+    table = site.table("blackjack", "live", name="Mesa 7")
+    site.call("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    place(site, table, 1, "main", 1000)
+    ana = new_page(browser, site.url, viewport=DESKTOP)
+    log_in(ana, "ana", site.passwords["ana"])
+    ana.goto(f"{site.url}/#/table/{table}")
+    ana.wait_for_selector("#spot-1-main.spot--on")
+    live_round(site, table, ["8s", "9h", "8c", "7d"])  # 8-8 against a 9
+    cards = iter(["Ts", "Qc", "Kd"])  # 18 and 18; the dealer's 16 draws a K: 26
+    for _ in range(12):
+        p = site.state("ana", table)["pending"]
+        if p is None:
+            break
+        if p["kind"] == "card":
+            site.call("dora", "POST", f"/api/tables/{table}/cards", json={"card": next(cards)})
+            continue
+        action = "split" if "split" in p["legal"] else "stand" if "stand" in p["legal"] else "decline"
+        body = {"seat": 1, "action": action, "hand": p["hand"]}
+        site.call("ana", "POST", f"/api/tables/{table}/actions", json=body)
+    ana.wait_for_selector("#my-result")
+    lines = ana.inner_text("#payouts")
+    assert "Casilla 1, mano 1" in lines and "Casilla 1, mano 2" in lines, lines
+    no_machine_text(ana, "split payouts")
