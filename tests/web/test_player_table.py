@@ -294,6 +294,9 @@ def test_undo_rebet_and_double_and_chips_up_to_the_table_maximum(
     ana.wait_for_selector("#timer", state="detached")
     ana.click("#spot-1-main")  # a chip of S/ 25
     until(lambda: on_main() == 2500, what="a bet again")
+    ana.fill("#bet-amount", "2000")  # above the table's maximum: refused next to the box...
+    ana.click("#spot-1-main")
+    ana.wait_for_selector("#seat-error-1:not(:empty)")
     site.call("admin", "POST", f"/api/tables/{table}/deal")
     for _ in range(10):
         p = site.state("ana", table)["pending"]
@@ -308,6 +311,7 @@ def test_undo_rebet_and_double_and_chips_up_to_the_table_maximum(
         )
     ana.wait_for_selector("#felt .box[data-seat='1'] .card")
     ana.wait_for_selector("#my-result")
+    assert ana.inner_text("#seat-error-1") == ""  # ...and the refusal cleared with the round
     assert rebet.is_enabled()
     rebet.click()
     until(lambda: on_main() == 2500, what="the last round's bets placed again")
