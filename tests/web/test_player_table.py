@@ -545,3 +545,36 @@ def test_a_split_box_names_the_hand_of_each_payout_line(site: Site, browser: Any
     lines = ana.inner_text("#payouts")
     assert "Casilla 1, mano 1" in lines and "Casilla 1, mano 2" in lines, lines
     no_machine_text(ana, "split payouts")
+
+
+def test_the_dealer_sees_a_refused_correction_and_a_void_without_a_script_error(
+    site: Site, browser: Any
+) -> None:
+    """The two consoles' faults the issue names: *Corregir la última carta* without a reason kept its
+    refusal hidden (the panel closed), and *Anular la partida* threw when a push had redrawn its field."""
+    site.user("ana", chips=50_000)
+    site.user("dora", "dealer")
+    table = site.table("blackjack", "live", name="Mesa 7")
+    site.call("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    place(site, table, 1, "main", 2000)
+    dealer = new_page(browser, site.url, viewport=DESKTOP)
+    log_in(dealer, "dora", site.passwords["dora"])
+    dealer.goto(f"{site.url}/#/dealer/{table}")
+    dealer.wait_for_selector("#deal:enabled")
+    dealer.click("#deal")
+    dealer.wait_for_selector("#card-input:enabled")
+    dealer.fill("#card-input", "Ts")
+    dealer.press("#card-input", "Enter")
+    dealer.wait_for_selector("#entered:has-text('10')")
+    dealer.click(".correction summary")
+    dealer.fill("#correction-card", "Js")
+    dealer.click("#correction-submit")  # no reason
+    dealer.wait_for_selector("#correction-error:not(:empty)")
+    assert dealer.locator("details.correction[open]").count() == 1
+    assert dealer.is_visible("#correction-error")
+    no_machine_text(dealer, "a refused correction")
+    dealer.fill("#void-reason", "el zapato se cayó")  # the push of the asked void redraws the panel
+    dealer.click("#void-ask")
+    dealer.wait_for_selector("#void-waiting")
+    dealer.wait_for_timeout(300)
+    no_machine_text(dealer, "a void asked")  # no script error either
