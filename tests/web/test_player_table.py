@@ -195,6 +195,9 @@ def test_every_view_is_free_of_machine_text_and_the_admin_form_refuses_in_one_pa
         no_machine_text(admin, "admin refusals", lang)
         if size == DESKTOP:
             doc_shot(admin, f"admin-refusals-{lang}")
+            admin.locator("#table-form").screenshot(
+                path=str(ARTIFACTS / "docs" / f"admin-refusals-form-{lang}.png")
+            )
         else:
             shots(admin, f"admin-refusals-{lang}")
         admin.select_option("#table-game", "punto_y_banca")
