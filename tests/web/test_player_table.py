@@ -498,6 +498,12 @@ def test_a_suspended_table_says_so_and_offers_nothing(
     for offered in ("[data-act]", "[data-chip]", "#bet-undo", "#act-hit"):
         assert ana.locator(offered).count() == 0, offered
     no_machine_text(ana, "suspended table")
+    ana.goto(f"{site.url}/#/lobby")  # the lobby says so too, not "Apuestas abiertas"
+    ana.wait_for_selector(f"#open-table-{table}")
+    card = ana.locator(".table-card", has=ana.locator(f"#open-table-{table}")).inner_text()
+    assert "Mesa suspendida" in card and "Apuestas abiertas" not in card, card
+    ana.goto(f"{site.url}/#/table/{table}")
+    ana.wait_for_selector("#table-notice")
     shots(ana, "suspended", full_page=False)
     doc_shot(ana, f"suspended-{'phone' if size == PHONE else 'desktop'}")
 
