@@ -315,7 +315,7 @@ def test_undo_rebet_and_double_and_chips_up_to_the_table_maximum(
     ana.wait_for_selector("#felt .box[data-seat='1'] .card")
     ana.wait_for_selector("#my-result")
     assert ana.inner_text("#seat-error-1") == ""  # ...and the refusal cleared with the round
-    assert rebet.is_enabled()
+    ana.wait_for_selector("#bet-rebet:enabled")
     rebet.click()
     until(lambda: on_main() == 2500, what="the last round's bets placed again")
     ana.wait_for_selector("#felt .card", state="detached")  # the next bets clear the felt

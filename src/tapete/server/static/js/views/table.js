@@ -514,8 +514,9 @@ export async function mount(root, args) {
       chipError = "";
       for (const k of Object.keys(errors)) delete errors[k];
     }
-    if (before && before.phase === "betting" && state.phase === "playing") {
-      // the bets just closed: they are the ones *Repetir* places again at the next round
+    if (before && before.phase === "betting" && (state.phase === "playing" || state.last_round !== before.last_round)) {
+      // the bets just closed (a round that ended at its deal is seen already over): they are the ones
+      // *Repetir* places again at the next round
       const closed = before.seats.flatMap((seat) => seat.bets.filter((b) => me && b.player === me.name).map((b) => ({ seat: seat.seat, spot: b.spot, amount: b.amount })));
       if (closed.length) localStorage.setItem(lastKey, JSON.stringify(closed));
       placed = [];
