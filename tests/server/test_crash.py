@@ -17,7 +17,12 @@ CARDS = ["Ts", "9h", "9c", "6c", "2d"]
 
 
 def _comparable(state: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in state.items() if k not in ("deadline",)}
+    """The state without its turn timer: a restart gives the holder whose turn it was his whole turn time
+    again (a new deadline, and so a new version of the table: `seq`)."""
+    out = {k: v for k, v in state.items() if k not in ("deadline", "seq")}
+    if isinstance(out.get("pending"), dict):
+        out["pending"] = {k: v for k, v in out["pending"].items() if k != "deadline"}
+    return out
 
 
 def _setup(server: Server, chips: int) -> None:

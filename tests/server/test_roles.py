@@ -126,6 +126,8 @@ def endpoints(w: dict[str, int]) -> list[Endpoint]:
         Endpoint("GET", "/api/reports/tables", frozenset({"inspector", "admin"}), mutates=False),
         Endpoint("GET", "/api/events", frozenset({"inspector", "admin"}), mutates=False),
         Endpoint("POST", f"/api/tables/{bet}/deal", frozenset({"dealer", "admin"})),
+        Endpoint("GET", f"/api/tables/{bet}/scoreboard", ANY, mutates=False),
+        Endpoint("DELETE", f"/api/tables/{proc}/bets/last", frozenset({"player"})),
         Endpoint("DELETE", f"/api/tables/{proc}/bets", frozenset({"player"})),
         Endpoint("DELETE", f"/api/tables/{proc}/seats/1", frozenset({"player"})),
         # player protection (server.md): a limit lowered; a self-exclusion's length refused after his role

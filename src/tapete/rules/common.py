@@ -103,7 +103,22 @@ class CommonRules(BaseModel):
             return cls.model_validate(data, context={"regulation": regulation})
         except ValidationError as exc:
             problems = _describe(exc, cls.game)
+            problems += cls._other_violations(data, exc, regulation)
             raise InvalidRules("; ".join(problems), key="err.rules.problems", problems=problems) from None
+
+    @classmethod
+    def _other_violations(cls, data: dict[str, Any], exc: ValidationError, regulation: bool) -> list[Msg]:
+        """The regulation's refusals of the settings that were well formed, when others were not: a form
+        is told every problem at once, not the malformed ones first and the regulation's bounds after."""
+        bad = {str(err["loc"][0]) for err in exc.errors() if err["loc"]}
+        if not bad or not regulation:
+            return []
+        rest = {k: v for k, v in data.items() if k not in bad}
+        try:
+            cls.model_validate(rest, context={"regulation": regulation})
+        except ValidationError as again:
+            return [p for p in _describe(again, cls.game) if p.key not in {"err.rules.refused"}]
+        return []
 
 
 class FrozenDict(dict[str, Any]):

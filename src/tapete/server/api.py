@@ -36,12 +36,14 @@ from tapete.errors import BadRequest, TapeteError
 from tapete.games import GAMES
 from tapete.server import (
     accounts,
+    betting,
     control_api,
     inspector,
     ledger,
     openapi,
     protection,
     protection_api,
+    shoeboard,
     state,
     tables,
     words,
@@ -355,6 +357,8 @@ def create_app(casino: Casino) -> FastAPI:
         words.router(casino, who),
         control_api.router(casino),
         protection_api.router(casino),
+        shoeboard.router(casino),
+        betting.router(casino),
     ]
     stack = app.build_middleware_stack
     # the fast lane in front of FastAPI, and the guard (headers, body limit) in front of everything
@@ -839,6 +843,9 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
                     "bets are taken back before the deal", key="err.api.not_betting", round=table.round_no
                 )
             await tables.take_back_bets(tx, table.id, caller.user_id)
+            if table.deadline_kind == "betting":
+                # the deal's countdown runs from the first bet still on the table (none: no countdown)
+                table.deadline_version = None
             return {"table": table.id, "bets": []}
 
         changed: dict[str, Any] = await casino.mutate(table_id, run)

@@ -18,6 +18,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, TypeVar, cast
 
 import pydantic_core
@@ -185,6 +186,13 @@ class Casino:
             await note(tx, "table_suspended", table_id=table.id, details={"reason": table.status_reason})
         if table.in_round:
             await note(tx, "round_recovered", table_id=table.id, details={"round": table.round_no})
+            if table.status == "open" and table.deadline_kind == "turn" and table.turn_seconds:
+                # the holder whose turn it was could not play while the server was down: his whole turn
+                # time again from now (the timer's fence, the chain's next seq, is kept)
+                before = table.copy()
+                table.deadline_at = utcnow() + timedelta(seconds=table.turn_seconds)
+                table.version += 1  # every process's picture of the table is now stale
+                await tables.write_row(tx, table, before)
 
     # -- transactions --------------------------------------------------------------------------------
     async def run(self, fn: Callable[[AsyncSession], Awaitable[T]]) -> T:

@@ -132,7 +132,9 @@ def _problems(exc: TapeteError, render: _Renderer) -> list[dict[str, Any]]:
     for item in items:
         key = item.key or ""
         setting = item.params.get("setting") or RULE_SETTINGS.get(key)
-        out.append({"key": key, "setting": setting, "message": render.body(item)})
+        out.append(
+            {"key": key, "setting": setting, "message": render.body(item), "params": json_safe(item.params)}
+        )
     return out
 
 

@@ -174,7 +174,17 @@ async def recall(db: AsyncSession, table: CasinoTable, round_no: int) -> dict[st
         "ledger": ledger,
         "procedures": procedures,
         "events": [_recorded(r.event, r) for r in records],
+        **_void_confirmed(records),
     }
+
+
+def _void_confirmed(records: Any) -> dict[str, Any]:
+    """Who confirmed a voided round's void (the author of its round_voided record), beside who asked
+    for it and why (`round_json`)."""
+    for r in records:
+        if r.event.get("type") == "round_voided":
+            return {"void_confirmed_by": r.by}
+    return {}
 
 
 def _recorded(event: dict[str, Any], r: Any) -> dict[str, Any]:

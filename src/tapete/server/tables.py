@@ -206,8 +206,17 @@ def parse_settings(game: object, rules: object, mode: object) -> tuple[str, Comm
         rules = {}
     if not isinstance(rules, dict):
         raise BadRequest("rules must be an object of settings", key="err.rules.object")
+    from tapete.errors import InvalidRules, Msg
+
     engine_keys = {k: v for k, v in rules.items() if k not in SERVER_KEYS}
-    model = load_rules(game, engine_keys)
+    problems: list[Msg] = []  # the engine's and the server's, told at once
+    model: CommonRules | None = None
+    try:
+        model = load_rules(game, engine_keys)
+    except InvalidRules as exc:
+        if exc.key != "err.rules.problems":
+            raise
+        problems.extend(p for p in exc.params.get("problems", []) if isinstance(p, Msg))
     server: dict[str, Any] = {"turn_seconds": 30 if mode == "virtual" else None, "betting_seconds": None}
     for key in SERVER_KEYS:
         if key in rules:
@@ -215,22 +224,28 @@ def parse_settings(game: object, rules: object, mode: object) -> tuple[str, Comm
             if value is not None and (
                 isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_SECONDS
             ):
-                from tapete.errors import InvalidRules
-
-                raise InvalidRules(
-                    f"{key} must be a positive number of seconds up to {MAX_SECONDS}, or null",
-                    key="err.api.seconds",
-                    setting=key,
-                    max=MAX_SECONDS,
+                problems.append(
+                    Msg(
+                        f"{key} must be a positive number of seconds up to {MAX_SECONDS}, or null",
+                        "err.api.seconds",
+                        setting=key,
+                        max=MAX_SECONDS,
+                    )
                 )
+                continue
             server[key] = value
     if mode == "live" and server["betting_seconds"] is not None:
-        from tapete.errors import InvalidRules
-
-        raise InvalidRules(
-            "betting_seconds is for virtual tables: at a live table the dealer deals",
-            key="err.api.betting_live",
+        problems.append(
+            Msg(
+                "betting_seconds is for virtual tables: at a live table the dealer deals",
+                "err.api.betting_live",
+            )
         )
+    if len(problems) == 1 and model is not None:
+        only = problems[0]
+        raise InvalidRules(str(only), key=only.key, **only.params)
+    if problems or model is None:
+        raise InvalidRules("; ".join(problems), key="err.rules.problems", problems=problems)
     return game, model, server
 
 
@@ -437,9 +452,9 @@ async def open_table(
 ) -> TableRow:
     """A new table (its settings checked by the engine's rules model); a virtual table loads its first
     shoe (new decks, shuffle, cut, burn: events) and seals it."""
+    game_name, model, server = parse_settings(game, rules, mode)  # every setting's refusal first, at once
     if not isinstance(name, str) or not name.strip() or len(name) > 80:
         raise BadRequest("a table needs a name (1 to 80 characters)", key="err.api.table_name")
-    game_name, model, server = parse_settings(game, rules, mode)
     settings = dict(model.settings())
     settings.update(server)
     now = utcnow()

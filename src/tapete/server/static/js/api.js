@@ -3,7 +3,7 @@
 // language (Accept-Language, so refusals come back in it), an Idempotency-Key on whatever moves money or
 // plays, retried once with the same key when the network failed (the server answers it once).
 
-import { lang, t } from "./i18n.js";
+import { lang, refusal, t } from "./i18n.js";
 import { randomKey } from "./dom.js";
 
 const TOKEN = "tapete.token";
@@ -12,12 +12,13 @@ const USER = "tapete.user";
 /** A refusal of the server ({"error": {code, message, key, params}}) or a network failure. */
 export class ApiError extends Error {
   constructor(status, error) {
-    super(error.message || error.code);
+    super(refusal(error));
     this.status = status;
     this.code = error.code;
     this.key = error.key;
     this.params = error.params || {};
-    this.problems = error.problems || [];
+    // each refused setting said in the page's words too (its key and params, as the refusal's own)
+    this.problems = (error.problems || []).map((p) => ({ ...p, message: refusal(p) }));
   }
 }
 
@@ -84,7 +85,7 @@ export async function request(method, path, { body, idem = false, text = false, 
     data = null;
   }
   if (!response.ok) {
-    const error = (data && data.error) || { code: "http", message: `HTTP ${response.status}` };
+    const error = (data && data.error) || { code: "http", key: "err.http", message: t("web.error.unknown") };
     if (response.status === 401 && path !== "/api/login") forget();
     throw new ApiError(response.status, error);
   }

@@ -85,7 +85,7 @@ function seatButtons(ctx, state, seat) {
   }
   if (seat.holder === ctx.me) {
     return html`<button type="button" class="btn btn--small btn--quiet" id="leave-${seat.seat}"
-      data-act="leave" data-seat="${seat.seat}">${t("web.seat.leave")}</button>`;
+      data-act="leave" data-seat="${seat.seat}">${t(`web.seat.leave.${ctx.game}`)}</button>`;
   }
   if (canBackBet(state, ctx.info)) {
     return html`<button type="button" class="btn btn--small" id="join-${seat.seat}" data-act="join"
@@ -109,6 +109,22 @@ function errorSlot(ctx, seat) {
 }
 
 // ------------------------------------------------------------------------------------ Black Jack, M21
+const VALUES = { A: 1, T: 10, J: 10, Q: 10, K: 10 };
+
+/** A hand's total as a player reads it: a soft hand in play shows both counts ("7 / 17"), as the dealer
+ * calls it; a finished hand, a hard one, or a soft 21 its one total. */
+export function handTotal(names, total, inPlay) {
+  if (!inPlay || names.some((c) => c === "??")) return { text: String(total), label: t("web.total", { total }) };
+  const hard = names.reduce((sum, c) => sum + (VALUES[c[0]] || Number(c[0])), 0);
+  const soft = names.some((c) => c[0] === "A") && hard + 10 <= 21 && hard + 10 !== 21;
+  if (!soft) return { text: String(total), label: t("web.total", { total }) };
+  return { text: t("web.total.soft", { low: hard, high: hard + 10 }), label: t("web.total.soft_label", { low: hard, high: hard + 10 }) };
+}
+
+function totalBadge(total) {
+  return html`<span class="hand__total" aria-label="${total.label}">${total.text}</span>`;
+}
+
 function bjHands(ctx, box, turn) {
   if (!box) return "";
   const many = box.hands.length > 1;
@@ -118,7 +134,7 @@ function bjHands(ctx, box, turn) {
     return html`<div class="hand${active ? " hand--turn" : ""}">
       ${label ? html`<span class="hand__label">${label}</span>` : ""}
       ${cards(hand.cards)}
-      ${hand.cards.length ? html`<span class="hand__total" aria-label="${t("web.total", { total: hand.total })}">${hand.total}</span>` : ""}
+      ${hand.cards.length ? totalBadge(handTotal(hand.cards, hand.total, Boolean(turn) && !hand.outcome)) : ""}
       <span class="hand__stake">${money(hand.stake)}${hand.double ? html` · ${t("act.double")}` : ""}</span>
       ${outcomeBadge(hand.outcome)}
     </div>`;
@@ -174,6 +190,7 @@ function blackjackFelt(ctx, state, view) {
 }
 
 function roundCaption(state, view) {
+  if (!view && cleared(state)) return html`<p class="round-caption">${t("web.round.next")}</p>`;
   if (!view) return html`<p class="round-caption">${t("web.round.none")}</p>`;
   const key = view.finished ? "web.round.last" : "web.round.now";
   return html`<p class="round-caption">${t(key, { round: view.round })}</p>`;
@@ -270,7 +287,7 @@ function sdFelt(ctx, state, view) {
       play = html`${cards(pos.cards)}
         <p class="box__stakes">${t("spot.bet")} ${money(pos.bet)} · ${t("spot.pot")} ${money(pos.pot)}${pos.bonus ? ` · ${t("spot.bonus")} ${money(pos.bonus)}` : ""}</p>
         ${incs.length ? html`<div class="tags">${incs}</div>` : ""}
-        ${pos.exchanged ? html`<p class="box__note">${t("web.sd.exchanged", { n: pos.exchanged })}</p>` : ""}
+        ${pos.exchanged ? html`<p class="box__note">${t(pos.exchanged === 1 ? "web.sd.exchanged.one" : "web.sd.exchanged.many", { n: pos.exchanged })}</p>` : ""}
         ${pos.final_hand ? html`<p class="box__note">${t(`sd.category.${pos.final_hand.category}`)} ${outcomeBadge(pos.outcome)}</p>` : ""}`;
     }
     return html`<li data-seat="${seat.seat}" class="box box--position${isTurn ? " box--turn" : ""}${seat.holder ? "" : " box--free"}${seat.holder === ctx.me && ctx.me ? " box--mine" : ""}"
@@ -299,9 +316,16 @@ function sdFelt(ctx, state, view) {
   </div>`;
 }
 
-/** The felt of the table in `state` for `ctx` ({game, me, canBet, info, words}). */
+/** Whether the felt is cleared of the last round: the bets for the next one are going on. */
+function cleared(state) {
+  return state.phase === "betting" && state.seats.some((s) => (s.bets || []).length > 0);
+}
+
+/** The felt of the table in `state` for `ctx` ({game, me, canBet, info, words}). The last round stays
+ * on it (its cards, outcomes and result) until the first bet of the next one clears it. */
 export function felt(ctx, state) {
-  const view = state.view && state.view.round != null ? state.view : null; // no round dealt yet: no cards
+  // no round dealt yet, or the next round's bets going on: no cards
+  const view = state.view && state.view.round != null && !cleared(state) ? state.view : null;
   if (BLACKJACKS.has(ctx.game)) return blackjackFelt(ctx, state, view);
   if (ctx.game === "punto_y_banca") return pybFelt(ctx, state, view);
   return sdFelt(ctx, state, view);

@@ -5,7 +5,17 @@
 
 export const LANGUAGES = ["es", "en"];
 const STORE = "tapete.lang";
-const NAME_SPECS = { spot: "spot", action: "act", game: "game", reason: "oserror", source: "source" };
+const NAME_SPECS = {
+  spot: "spot.",
+  action: "act.",
+  game: "game.",
+  reason: "oserror.",
+  source: "source.",
+  // the page's own: a setting, a table's status, a role said in words (never their machine names)
+  setting: "web.setting.",
+  status: "web.status.",
+  role: "web.role.",
+};
 
 let current = LANGUAGES.includes(localStorage.getItem(STORE)) ? localStorage.getItem(STORE) : "es";
 let messages = {};
@@ -55,9 +65,13 @@ export function fill(template, params = {}) {
       const value = params[name];
       if (spec === "money" && Number.isInteger(value)) return money(value);
       if (spec && NAME_SPECS[spec]) {
-        const k = `${NAME_SPECS[spec]}.${value}`;
-        return has(k) ? messages[k] : String(value);
+        const one = (v) => {
+          const k = `${NAME_SPECS[spec]}${v}`;
+          return has(k) ? messages[k] : String(v);
+        };
+        return Array.isArray(value) ? value.map(one).join(", ") : one(value);
       }
+      if (spec === "money" && Array.isArray(value)) return value.map((v) => (Number.isInteger(v) ? money(v) : String(v))).join(", ");
       if (Array.isArray(value)) return value.join(", ");
       return String(value);
     })
@@ -110,4 +124,14 @@ export function parseMoney(text) {
 export function moneyField(units) {
   if (units === null || units === undefined) return "";
   return (units / 100).toFixed(2);
+}
+
+/** A refusal of the server as the page says it: the page's own words for its key when the catalog has
+ * them (`web.` + key: no setting key, JSON or machine name in them), else the server's message (already in
+ * the page's language). */
+export function refusal(error) {
+  if (!error) return "";
+  const key = error.key ? `web.${error.key}` : null;
+  if (key && has(key)) return t(key, error.params || {});
+  return error.message || t("web.error.unknown");
 }

@@ -146,7 +146,10 @@ async function route() {
       next.name = "login";
     }
   }
-  if (me && (next.name === "" || next.name === "login" || !VIEWS[next.name])) {
+  // a console the role may not open (a player typing #/dealer/3) is not offered: his home instead; a
+  // player's table (#/table/N) is open to every role that may read a table
+  const allowed = me && ((NAV[me.role] || []).includes(next.name) || (next.name === "table" && me.role !== "cashier"));
+  if (me && (next.name === "" || next.name === "login" || !VIEWS[next.name] || !allowed)) {
     const home = HOME[me.role] || "lobby";
     window.history.replaceState(null, "", `#/${home}`);
     next.name = home;

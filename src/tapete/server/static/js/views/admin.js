@@ -5,7 +5,7 @@
 
 import * as api from "../api.js";
 import { $, html, onClick, patch, raw } from "../dom.js";
-import { moneyField, parseMoney, t } from "../i18n.js";
+import { has, moneyField, parseMoney, t } from "../i18n.js";
 import { limits } from "../felt.js";
 import { MONEY_KEYS } from "./rules.js";
 
@@ -113,6 +113,12 @@ async function usersTab(root) {
   return { relang: () => { for (const el of root.querySelectorAll("[id]")) el._tapete = undefined; render(); } };
 }
 
+/** What was typed in a word-or-number setting's number field (kept when the form is drawn again). */
+const typedCount = {};
+const clearCounts = () => {
+  for (const k of Object.keys(typedCount)) delete typedCount[k];
+};
+
 function fieldInput(key, field, value, typed) {
   const id = `set-${key}`;
   const described = `aria-describedby="error-${key} hint-${key}"`;
@@ -127,6 +133,17 @@ function fieldInput(key, field, value, typed) {
   if (field.type === "object") {
     return html`<output id="${id}">${t("web.admin.default_kept")}</output>`;
   }
+  if (Array.isArray(field.type) && field.const && field.const.length) {
+    // a word or a number (Punto y Banca's burn): the word's meaning in a list, the number beside it
+    const chosen = typed === undefined ? value : typed;
+    const word = field.const.includes(chosen) ? chosen : "fixed";
+    const count = typedCount[key] ?? (Number.isInteger(chosen) ? chosen : Number.isInteger(value) ? value : "");
+    return html`<select id="${id}" data-key="${key}" data-choice="1" ${raw(described)}>
+        ${field.const.map((v) => html`<option value="${v}" ${v === word ? html`selected` : ""}>${t(`web.${key}.${v}`)}</option>`)}
+        <option value="fixed" ${word === "fixed" ? html`selected` : ""}>${t(`web.${key}.fixed`)}</option></select>
+      <label class="inline-field" for="${id}-count">${t(`web.${key}.count`)}
+        <input id="${id}-count" data-count-of="${key}" inputmode="numeric" size="4" value="${count ?? ""}" ${word === "fixed" ? "" : html`disabled`} /></label>`;
+  }
   const shown =
     typed !== undefined ? typed : value === null || value === undefined ? "" : MONEY_KEYS.has(key) ? moneyField(value) : String(value);
   return html`<input id="${id}" data-key="${key}" inputmode="${MONEY_KEYS.has(key) ? "decimal" : "numeric"}" value="${shown}" ${raw(described)} />`;
@@ -135,6 +152,13 @@ function fieldInput(key, field, value, typed) {
 /** A form value as the API wants it (null when left empty on a setting that has a default). */
 export function readField(key, field, el) {
   if (field.type === "boolean") return el.checked;
+  if (el.dataset.choice) {
+    if (el.value !== "fixed") return el.value;
+    const count = el.parentElement.querySelector(`[data-count-of="${key}"]`);
+    const text = count ? count.value.trim() : "";
+    if (!/^\d+$/.test(text)) throw new Error(t("web.admin.not_a_number", { text }));
+    return Number.parseInt(text, 10);
+  }
   const text = el.value.trim();
   if (text === "") return undefined;
   if (field.enum) return text;
@@ -185,7 +209,7 @@ async function tablesTab(root) {
           return html`<div class="form-row form-row--${field.type === "boolean" ? "check" : "field"}">
             <label for="set-${key}">${t(`web.setting.${key}`)}${MONEY_KEYS.has(key) ? " (S/)" : ""}</label>
             ${fieldInput(key, field, defaults[key], typed[key])}
-            <p class="hint" id="hint-${key}">${t(`web.hint.${key}`, { game: t(`game.${game}`) })}</p>
+            <p class="hint" id="hint-${key}">${t(has(`web.hint.${key}.${game}`) ? `web.hint.${key}.${game}` : `web.hint.${key}`, { game: t(`game.${game}`) })}</p>
             <p class="field-error" id="error-${key}" role="alert">${errors[key] || ""}</p>
           </div>`;
         })}
@@ -228,18 +252,22 @@ async function tablesTab(root) {
       game = event.target.value;
       errors = {};
       typed = {};
+      clearCounts();
       renderForm();
     } else if (event.target.name === "mode") {
       mode = event.target.value;
       errors = {};
       typed = {};
+      clearCounts();
       renderForm();
     } else if (event.target.dataset.key) {
       typed[event.target.dataset.key] = event.target.type === "checkbox" ? event.target.checked : event.target.value;
+      if (event.target.dataset.choice) renderForm(); // the number beside a word-or-number setting
     }
   });
   root.addEventListener("input", (event) => {
     if (event.target.dataset && event.target.dataset.key) typed[event.target.dataset.key] = event.target.value;
+    if (event.target.dataset && event.target.dataset.countOf) typedCount[event.target.dataset.countOf] = event.target.value;
   });
   root.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -258,24 +286,30 @@ async function tablesTab(root) {
       }
     }
     const name = $("#table-name", root).value;
-    if (Object.keys(errors).length) {
-      renderForm();
-      return;
+    if (!name.trim() || name.length > 80) errors.name = t("web.admin.name_required");
+    // a field the page could not read goes to the server as typed: the server refuses it too (so nothing
+    // is opened), and its answer brings every other setting's refusal in the same pass
+    for (const el of root.querySelectorAll("#table-form [data-key]")) {
+      const key = el.dataset.key;
+      if (errors[key] && !(key in rules)) rules[key] = el.value;
     }
+    const mine = { ...errors };
     try {
       const table = await api.post("/api/tables", { game, name, mode, rules });
       ok = t("web.admin.opened", { name: table.name, id: table.id });
       typed = {};
+      clearCounts();
       $("#table-name", root).value = "";
       await loadTables();
     } catch (err) {
       for (const p of err.problems || []) {
         const key = p.setting && g.fields[p.setting] ? p.setting : "other";
-        errors[key] = errors[key] ? `${errors[key]}; ${p.message}` : p.message;
+        if (mine[key]) continue; // the page's own words for what it could not read
+        errors[key] = errors[key] ? `${errors[key]} ${p.message}` : p.message;
       }
       if (!err.problems || !err.problems.length) {
         const key = err.key === "err.api.table_name" ? "name" : err.key === "err.api.mode" ? "mode" : "other";
-        errors[key] = err.message;
+        if (!mine[key]) errors[key] = err.message;
       }
     }
     renderForm();
@@ -286,7 +320,14 @@ async function tablesTab(root) {
     }
   });
   onClick(root, "[data-status]", async (_e, el) => {
-    const reason = $("#status-reason", root).value.trim() || t("web.admin.default_reason");
+    const reason = $("#status-reason", root).value.trim();
+    if (!reason) {
+      listError = t("web.admin.reason_required"); // suspending, reopening, closing: always with a reason
+      renderList();
+      const field = $("#status-reason", root);
+      if (field) field.focus();
+      return;
+    }
     try {
       await api.patchJson(`/api/tables/${el.dataset.table}`, { status: el.dataset.status, reason });
       listError = "";

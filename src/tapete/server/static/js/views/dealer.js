@@ -127,7 +127,7 @@ export async function mount(root, args) {
         </form>
         ${entered.length ? html`<p>${t("web.dealer.entered")}: <span id="entered">${entered.map(cardText).join(" ")}</span></p>` : ""}
         ${state.phase === "playing" && entered.length
-          ? html`<details class="correction"><summary>${t("web.dealer.correct")}</summary>
+          ? html`<details class="correction" ${messages.correction ? html`open` : ""}><summary>${t("web.dealer.correct")}</summary>
               <form id="correction-form">
                 <label for="correction-card">${t("web.dealer.correct_card")}</label>
                 <input id="correction-card" maxlength="3" size="4" />
@@ -349,7 +349,8 @@ export async function mount(root, args) {
       try {
         await api.post(`/api/tables/${tableId}/void`, { reason: $("#void-reason", root).value }, { idem: true });
         messages.void = "";
-        $("#void-reason", root).value = "";
+        const field = $("#void-reason", root); // the state pushed meanwhile may have drawn the panel anew
+        if (field) field.value = "";
         link.offer(await api.get(`/api/tables/${tableId}/state`));
       } catch (err) {
         messages.void = err.message;

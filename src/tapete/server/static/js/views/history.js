@@ -59,7 +59,9 @@ export function history(section) {
                   ${r.name} · ${t("web.round.n", { round: r.round })} ·
                   ${r.status === "in_progress"
                     ? t("web.round_status.in_progress")
-                    : html`<span class="${net > 0 ? "plus" : net < 0 ? "minus" : ""}">${signed(net)}</span>`}
+                    : r.status === "voided"
+                      ? html`<span class="voided">${t("web.history.voided", { reason: r.void_reason || "" })}</span>`
+                      : html`<span class="${net > 0 ? "plus" : net < 0 ? "minus" : ""}">${signed(net)}</span>`}
                   <span class="muted">${clock(r.ended_at || r.started_at)}</span>
                 </button>
                 ${open === key

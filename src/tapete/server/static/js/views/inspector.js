@@ -8,7 +8,7 @@
 import * as api from "../api.js";
 import { cardText } from "../cards.js";
 import { $, clock, html, patch } from "../dom.js";
-import { money, signed, t } from "../i18n.js";
+import { has, money, signed, t } from "../i18n.js";
 import { seatName } from "../felt.js";
 import { eventLine } from "./history.js";
 
@@ -17,6 +17,36 @@ function tabs(here) {
     ${["tables", "reports", "events", "claims"].map(
       (k) => html`<a href="#/inspector${k === "tables" ? "" : `/${k}`}" id="tab-${k}" class="tab${here === k ? " tab--here" : ""}" ${here === k ? html`aria-current="page"` : ""}>${t(`web.inspector.${k}`)}</a>`,
     )}</nav>`;
+}
+
+/** A ledger account in words: "wallet:ana" is Ana's chips, "table:3" the table, the house, the cage. */
+export function accountName(account) {
+  const [kind, ...rest] = String(account || "").split(":");
+  const name = rest.join(":");
+  return has(`web.account.${kind}`) ? t(`web.account.${kind}`, { name }) : name || kind;
+}
+
+/** What a significant event's details say, in words (amounts in soles, statuses and roles named); what
+ * the page has no words for is counted, never shown as the record's machine text. */
+export function eventDetails(details) {
+  const out = [];
+  let more = 0;
+  for (const [k, v] of Object.entries(details || {})) {
+    if (v === null || v === undefined || v === "") continue;
+    if (!has(`web.detail.${k}`) || typeof v === "object") {
+      more += 1;
+      continue;
+    }
+    let value = v;
+    if (k === "amount" && Number.isInteger(v)) value = money(v);
+    else if (k === "from" && has(`web.status.${v}`)) value = t(`web.status.${v}`);
+    else if (k === "role" && has(`web.role.${v}`)) value = t(`web.role.${v}`);
+    else if (k === "game" && has(`game.${v}`)) value = t(`game.${v}`);
+    else if (typeof v === "boolean") value = t(v ? "web.yes" : "web.no");
+    out.push(t(`web.detail.${k}`, { value }));
+  }
+  if (more) out.push(t("web.detail.more", { n: more }));
+  return out.join(" · ");
 }
 
 function cardTo(game, c) {
@@ -59,7 +89,18 @@ export function timeline(recall) {
     rows.push({ at: c.at, seq: c.seq, kind: "correction", what: t("web.recall.correction", { was: cardText(c.was), now: cardText(c.now), reason: c.reason }), by: c.by });
   }
   for (const e of recall.ledger) {
-    rows.push({ at: e.at, seq: e.seq ?? Infinity, id: e.id, kind: "ledger", what: t("web.recall.ledger", { id: e.id, account: e.account, amount: signed(e.amount), kind: t(`web.ledger.${e.kind}`) }), by: e.by });
+    rows.push({ at: e.at, seq: e.seq ?? Infinity, id: e.id, kind: "ledger", what: t("web.recall.ledger", { id: e.id, account: accountName(e.account), amount: signed(e.amount), kind: t(`web.ledger.${e.kind}`) }), by: e.by });
+  }
+  if (recall.void_reason) {
+    const voided = (recall.events || []).find((e) => e.type === "round_voided");
+    const key = recall.void_confirmed_by ? "web.recall.void" : "web.recall.void_waiting";
+    rows.push({
+      at: voided ? voided.at : recall.ended_at || recall.started_at,
+      seq: voided ? voided.seq : Infinity,
+      kind: "void",
+      what: t(key, { asked: recall.void_requested_by || "", confirmed: recall.void_confirmed_by || "", reason: recall.void_reason }),
+      by: recall.void_confirmed_by || recall.void_requested_by,
+    });
   }
   rows.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : (a.seq - b.seq) || ((a.id || 0) - (b.id || 0))));
   return rows;
@@ -89,7 +130,7 @@ function recallView(recall) {
       <th scope="col">${t("web.col.kind")}</th><th scope="col">${t("web.cashier.player")}</th><th scope="col">${t("web.col.spot")}</th>
       <th scope="col" class="num">${t("web.col.amount")}</th><th scope="col" class="num">${t("web.col.balance_after")}</th></tr></thead>
     <tbody>${recall.ledger.map(
-      (e) => html`<tr><td>${e.id}</td><td>${clock(e.at)}</td><td>${e.account}</td><td>${t(`web.ledger.${e.kind}`)}</td><td>${e.player || ""}</td>
+      (e) => html`<tr><td>${e.id}</td><td>${clock(e.at)}</td><td>${accountName(e.account)}</td><td>${t(`web.ledger.${e.kind}`)}</td><td>${e.player || ""}</td>
         <td>${e.spot ? t(`spot.${e.spot}`) : ""}</td><td class="num">${signed(e.amount)}</td><td class="num">${money(e.balance_after)}</td></tr>`,
     )}</tbody></table>`;
 }
@@ -233,8 +274,8 @@ async function eventsTab(root) {
       html`<h2>${t("web.events.title")}</h2>${error ? html`<p class="field-error" role="alert">${error}</p>` : ""}
       <table class="grid" id="events"><thead><tr><th scope="col">${t("web.col.id")}</th><th scope="col">${t("web.col.when")}</th><th scope="col">${t("web.col.kind")}</th>
         <th scope="col">${t("web.col.actor")}</th><th scope="col">${t("web.col.table")}</th><th scope="col">${t("web.col.details")}</th></tr></thead>
-      <tbody>${(events || []).slice().reverse().map((e) => html`<tr><td>${e.id}</td><td>${clock(e.at)}</td><td>${t(`web.event.${e.kind}`)}</td><td>${e.actor || ""}</td>
-        <td>${e.table ?? ""}</td><td><code>${JSON.stringify(e.details || {})}</code></td></tr>`)}</tbody></table>`,
+      <tbody>${(events || []).slice().reverse().map((e) => html`<tr><td>${e.id}</td><td>${clock(e.at)}</td><td>${has(`web.event.${e.kind}`) ? t(`web.event.${e.kind}`) : t("web.event.other")}</td><td>${e.actor || ""}</td>
+        <td>${e.table ?? ""}</td><td>${eventDetails(e.details)}</td></tr>`)}</tbody></table>`,
     );
   };
   try {

@@ -45,7 +45,11 @@ export function mount(root) {
             ${table.status !== "open" ? html`<span class="badge badge--warn">${t(`web.status.${table.status}`)}</span>` : ""}</p>
           <p>${limits(table.rules)}</p>
           <p>${t(`web.lobby.free.${table.game === "punto_y_banca" ? "zones" : table.game === "showdown_poker" ? "positions" : "boxes"}`, { free, total: table.seats_total })}</p>
-          <p class="muted">${table.phase === "playing" ? t("web.lobby.playing", { round: table.round }) : t("web.lobby.betting")}</p>
+          <p class="muted">${table.status !== "open"
+            ? t(`web.pending.${table.status}`)
+            : table.phase === "playing"
+              ? t("web.lobby.playing", { round: table.round })
+              : t("web.lobby.betting")}</p>
           <p class="table-card__links">
             <a class="btn btn--primary" href="#/table/${table.id}">${t(me && me.role === "player" ? "web.lobby.sit" : "web.lobby.watch")}</a>
             ${staff ? html`<a class="btn" href="#/dealer/${table.id}">${t("web.lobby.dealer")}</a>` : ""}

@@ -15,6 +15,8 @@ export const MONEY_KEYS = new Set([
   "side_bet_max",
   "bonus_min",
   "bonus_max",
+  "empate_min",
+  "empate_max",
 ]);
 
 /** A setting's value as a person reads it. */
@@ -23,6 +25,7 @@ export function settingValue(key, value, rules) {
   if (typeof value === "boolean") return t(value ? "web.yes" : "web.no");
   if (MONEY_KEYS.has(key) && Number.isInteger(value)) return money(value);
   if (key === "burn" && value === "first_card_value") return t("web.burn.first_card_value");
+  if (key === "burn" && Number.isInteger(value)) return t("web.burn.n", { n: value });
   if (key === "shoe_passes") return t(`web.shoe_passes.${value}`);
   if (key.endsWith("_seconds")) return t("web.seconds", { s: value });
   if (typeof value === "object") return Object.entries(value).map(([k, v]) => `${t(`sd.category.${k}`)} ${t("sd.ratio", { n: v })}`).join(", ");
@@ -51,7 +54,7 @@ function houseLines(game, rules, words) {
     lines.push(...pick(words.house_rules).slice(1));
   }
   lines.push(t("web.house.rounding"));
-  if (rules.turn_seconds) lines.push(t("web.house.turn", { s: rules.turn_seconds }));
+  if (rules.turn_seconds) lines.push(t(game === "showdown_poker" ? "web.house.turn.showdown_poker" : "web.house.turn", { s: rules.turn_seconds }));
   if (rules.betting_seconds) lines.push(t("web.house.betting", { s: rules.betting_seconds }));
   return lines;
 }
@@ -67,6 +70,7 @@ export function rulesDialog(game, table, words) {
     <ul class="house-rules">${houseLines(game, rules, words).map((line) => html`<li>${line}</li>`)}</ul>
     <h3>${t("web.rules.settings")}</h3>
     <dl class="settings">${Object.entries(rules).map(
-      ([key, value]) => html`<dt>${t(`web.setting.${key}`)}</dt><dd>${settingValue(key, value, rules)}</dd>`,
+      // Showdown Póker has no back-betting (its regulation has no such bet), whatever the setting holds
+      ([key, value]) => html`<dt>${t(`web.setting.${key}`)}</dt><dd>${game === "showdown_poker" && key === "back_betting" ? t("web.no") : settingValue(key, value, rules)}</dd>`,
     )}</dl>`;
 }
