@@ -41,18 +41,24 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
+from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from tapete.errors import InvalidRules
+from tapete.math import _bjnative
 
-_numba: Any
-try:  # Numba is optional (extra "fast"); the kernels are plain Python without it.
-    import numba as _numba
-except ImportError:  # pragma: no cover - exercised only where numba is missing
-    _numba = None
+#: the kernels compiled from C (tapete/math/_bjkernels.c), when a C compiler is at hand
+_NATIVE = _bjnative.load()
+
+_numba: Any = None
+if _NATIVE is None:
+    try:  # Numba is optional (extra "fast"); the kernels are plain Python without it.
+        import numba as _numba
+    except ImportError:  # pragma: no cover - exercised only where numba is missing
+        _numba = None
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -201,8 +207,31 @@ def _dealer_finishes(up: int, h17: bool) -> Counter[tuple[tuple[int, ...], int]]
     return out
 
 
+_TRIE_FIELDS = ("parent", "value", "before", "depth", "orders", "outcome")
+
+
 @lru_cache(maxsize=4)
 def _dealer_tries(h17: bool) -> tuple[_Trie, ...]:
+    """One trie per up-card (value index); kept on disk beside the compiled kernels (keyed by this
+    file's hash), since building them is a tenth of a second of Python."""
+    path = _bjnative.cache_file(f"dealer-tries-{int(h17)}", Path(__file__).read_bytes(), ".npz")
+    if path is not None and path.exists():
+        try:
+            with np.load(path) as data:
+                return tuple(
+                    _Trie(*(np.ascontiguousarray(data[f"{up}_{f}"]) for f in _TRIE_FIELDS))
+                    for up in range(10)
+                )
+        except (OSError, KeyError, ValueError):
+            pass
+    tries = _build_tries(h17)
+    if path is not None:
+        arrays = {f"{up}_{f}": getattr(t, f) for up, t in enumerate(tries) for f in _TRIE_FIELDS}
+        _bjnative.save_npz(path, arrays)
+    return tries
+
+
+def _build_tries(h17: bool) -> tuple[_Trie, ...]:
     """One trie per up-card (value index)."""
     tries: list[_Trie] = []
     for up in range(10):
@@ -234,7 +263,23 @@ def _dealer_tries(h17: bool) -> tuple[_Trie, ...]:
             if m in term:
                 outcome[i], k = term[m]
                 orders[i] = float(k)
-        tries.append(_Trie(parent, value, before, depth, orders, outcome))
+        # The bust leaves (two in five nodes) are dropped: a walk gives bust as one minus the rest, as
+        # Farmer's analyzer does (exact whenever the shoe cannot run out during the dealer's draw).
+        has_child = np.zeros(n, dtype=np.bool_)
+        has_child[parent[1:]] = True
+        keep = has_child | (outcome != _BUST)
+        keep[0] = True
+        new_pos = np.cumsum(keep) - 1
+        tries.append(
+            _Trie(
+                np.ascontiguousarray(new_pos[parent[keep]]),
+                np.ascontiguousarray(value[keep]),
+                np.ascontiguousarray(before[keep]),
+                np.ascontiguousarray(depth[keep]),
+                np.ascontiguousarray(orders[keep]),
+                np.ascontiguousarray(outcome[keep]),
+            )
+        )
     return tuple(tries)
 
 
@@ -258,7 +303,8 @@ def _walk_trie(
     inv: FloatArr,
     dist: FloatArr,
 ) -> None:
-    """Dealer outcome probabilities for a shoe (`shoe` counts by value, `m` cards) into `dist`."""
+    """Dealer outcome probabilities for a shoe (`shoe` counts by value, `m` cards) into `dist`; the trie
+    has no bust leaves, so bust is what the other outcomes leave."""
     for d in range(inv.shape[0]):
         inv[d] = 1.0 / (m - d) if m - d > 0 else 0.0
     for o in range(7):
@@ -275,6 +321,7 @@ def _walk_trie(
         o = t_outcome[k]
         if o >= 0:
             dist[o] += t_orders[k] * p
+    dist[5] = 1.0 - (dist[0] + dist[1] + dist[2] + dist[3] + dist[4] + dist[6])
 
 
 @_jit
@@ -418,52 +465,172 @@ def _cd_kernel(
 
 
 @_jit
-def _policy_kernel(
-    avail: IntArr,
+def _split_kernel(
+    avail0: IntArr,
     up: int,
+    p: int,
     cnt: IntArr,
     ncards: IntArr,
+    tot: IntArr,
     trans: IntArr,
-    stand_w: FloatArr,
-    feas: BoolArr,
-    play: BoolArr,
+    starts: IntArr,
     pol: IntArr,
-    base_full: bool,
-    dbl_full: bool,
-    val_out: FloatArr,
+    t_parent: IntArr,
+    t_value: IntArr,
+    t_before: IntArr,
+    t_depth: IntArr,
+    t_orders: FloatArr,
+    t_outcome: IntArr,
+    reg_idx: IntArr,
+    reg_dist: FloatArr,
+    dist: FloatArr,
+    done: BoolArr,
+    enhc: bool,
+    modes: BoolArr,
+    out: FloatArr,
 ) -> None:
-    """Backward pass: W of every played hand of a split table under a fixed policy (0 stand, 1 hit,
-    2 double; the policy of the hand's own cards, whatever the table). A bust loses the hand's stake on
-    the no-BJ branch, and on the dealer-BJ branch too when `base_full` (an extra stake, or ENHC); the
-    double's stake likewise with `dbl_full`."""
-    nav = 0
-    for v in range(10):
-        nav += avail[v]
-    for s in range(cnt.shape[0]):
-        if not feas[s] or not play[s]:
+    """The terms of `_split_total` for pair p under policy `pol` (0 stand, 1 hit, 2 double; the policy of
+    the hand's own cards, whatever the table), for every split table a = 0 .. out.shape[1] - 1.
+
+    Table a: hands that start with p, from the pack less the up-card and 2 + a cards p. Only the hands
+    a split hand's play can reach are valued, and only those it can stand on (or end a double on) get a
+    dealer distribution: copied from the regular table's hand c + (1 + a) p (``reg_idx``) or from table
+    a - 1's hand c + p when either has the same shoe, else walked down the trie, and kept in
+    ``dist``/``done`` for later calls. For each of the two stake modes (``modes[i]`` = (base_full,
+    dbl_full): a bust loses the stake, or the double's, on the dealer-BJ branch too) ``out`` gets X(a)
+    (row 2i: the hand's value over every second card) and P(a) (row 2i + 1: the second card a pair card).
+    """
+    n = cnt.shape[0]
+    ntab = out.shape[1]
+    one_card = p == 0
+    # The hands the play reaches (it decides there) and those whose stand value it uses.
+    reach = np.zeros(n, dtype=np.bool_)
+    need = np.zeros(n, dtype=np.bool_)
+    for i in range(starts.shape[0]):
+        if starts[i] >= 0:
+            reach[starts[i]] = True
+    for r in range(n):
+        s = n - 1 - r  # hands come by decreasing hard total: a hand's successors have smaller indices
+        if not reach[s]:
             continue
-        act = pol[s]
-        if act == 0:
-            val_out[s] = stand_w[s]
+        if one_card or pol[s] == 0:
+            need[s] = True
             continue
-        m = nav - ncards[s]
-        acc = 0.0
         for v in range(10):
-            num = avail[v] - cnt[s, v]
-            if num <= 0:
-                continue
-            p = num / m
             t = trans[s, v]
-            if t < 0:
-                b = _bust_value(avail, up, cnt, s, v, m, base_full)
-                if act == 2:
-                    b += _bust_value(avail, up, cnt, s, v, m, dbl_full)
-                acc += p * b
-            elif act == 1:
-                acc += p * val_out[t]
-            else:
-                acc += 2.0 * p * stand_w[t]
-        val_out[s] = acc
+            if t >= 0:
+                if pol[s] == 2:
+                    need[t] = True
+                else:
+                    reach[t] = True
+    n_nodes = t_parent.shape[0]
+    nodep = np.zeros(n_nodes)
+    shoe = np.zeros(10)
+    dd = np.zeros(7)
+    inv = np.zeros(32)
+    stand = np.zeros(n)
+    val = np.zeros(n)
+    avail = np.zeros(10, dtype=np.int64)
+    for a in range(ntab):
+        nav = 0
+        for v in range(10):
+            avail[v] = avail0[v]
+            if v == p:
+                avail[v] -= 1 + a
+            nav += avail[v]
+        m2 = nav - 1  # the second card comes from the pack less the hand's p
+        if avail[p] < 1 or m2 <= 0:
+            for i in range(out.shape[0]):
+                out[i, a] = 0.0
+            continue
+        for s in range(n):
+            if not need[s]:
+                continue
+            feas = True
+            for v in range(10):
+                if avail[v] - cnt[s, v] < 0:
+                    feas = False
+            if not feas:
+                stand[s] = 0.0
+                continue
+            if not done[a, s]:
+                j = reg_idx[a, s]
+                k = trans[s, p]
+                if j >= 0:
+                    for o in range(7):
+                        dist[a, s, o] = reg_dist[j, o]
+                elif a > 0 and k >= 0 and done[a - 1, k]:
+                    for o in range(7):
+                        dist[a, s, o] = dist[a - 1, k, o]
+                else:
+                    for v in range(10):
+                        shoe[v] = avail[v] - cnt[s, v]
+                    _walk_trie(
+                        shoe,
+                        nav - ncards[s],
+                        t_parent,
+                        t_value,
+                        t_before,
+                        t_depth,
+                        t_orders,
+                        t_outcome,
+                        nodep,
+                        inv,
+                        dd,
+                    )
+                    for o in range(7):
+                        dist[a, s, o] = dd[o]
+                done[a, s] = True
+            w = dist[a, s, 5]
+            t = tot[s]
+            for i in range(5):
+                if t > 17 + i:
+                    w += dist[a, s, i]
+                elif t < 17 + i:
+                    w -= dist[a, s, i]
+            if enhc:
+                w -= dist[a, s, 6]
+            stand[s] = w
+        for mi in range(modes.shape[0]):
+            base_full = modes[mi, 0]
+            dbl_full = modes[mi, 1]
+            for s in range(n):
+                if not reach[s]:
+                    continue
+                act = 0 if one_card else pol[s]
+                if act == 0:
+                    val[s] = stand[s]
+                    continue
+                m = nav - ncards[s]
+                acc = 0.0
+                for v in range(10):
+                    num = avail[v] - cnt[s, v]
+                    if num <= 0:
+                        continue
+                    pr = num / m
+                    t = trans[s, v]
+                    if t < 0:
+                        b = _bust_value(avail, up, cnt, s, v, m, base_full)
+                        if act == 2:
+                            b += _bust_value(avail, up, cnt, s, v, m, dbl_full)
+                        acc += pr * b
+                    elif act == 1:
+                        acc += pr * val[t]
+                    else:
+                        acc += 2.0 * pr * stand[t]
+                val[s] = acc
+            xa = 0.0
+            pa = 0.0
+            for x in range(10):
+                num = avail[x] - (1 if x == p else 0)
+                if num <= 0 or starts[x] < 0:
+                    continue
+                vx = val[starts[x]]
+                xa += num / m2 * vx
+                if x == p:
+                    pa = vx
+            out[2 * mi, a] = xa
+            out[2 * mi + 1, a] = pa
 
 
 @_jit
@@ -611,6 +778,15 @@ def _reach_kernel(
             w_out[t] += out * num / m
 
 
+if _NATIVE is not None:  # the same loops in C: no Numba start (about 0.6 s of CPU) for one analysis
+    _dealer_kernel = _NATIVE.dealer_kernel  # type: ignore[assignment]
+    _cd_kernel = _NATIVE.cd_kernel  # type: ignore[assignment]
+    _split_kernel = _NATIVE.split_kernel  # type: ignore[assignment]
+    _td_eval_kernel = _NATIVE.td_eval_kernel  # type: ignore[assignment]
+    _td_decide_kernel = _NATIVE.td_decide_kernel  # type: ignore[assignment]
+    _reach_kernel = _NATIVE.reach_kernel  # type: ignore[assignment]
+
+
 # --------------------------------------------------------------------------------------------------
 # Public helpers
 # --------------------------------------------------------------------------------------------------
@@ -621,7 +797,7 @@ def dealer_probabilities(counts: Sequence[int], up: int, h17: bool = False) -> d
 
     `counts` is the shoe the hole card and the draws come from, by value (A, 2..9, ten), i.e. already
     without the up-card and any other known card. No peek: "blackjack" is one of the outcomes. If the shoe
-    can run out before the dealer finishes, the probabilities sum to less than one.
+    can run out before the dealer finishes, "bust" also holds the chance that it does.
     """
     if len(counts) != 10 or any(c < 0 for c in counts):
         raise InvalidRules("counts must give 10 non-negative numbers of cards: A, 2..9, ten-value")
@@ -859,15 +1035,18 @@ class _Table:
     td_hit: FloatArr | None = None
 
 
-@dataclass
-class _SplitTab:
-    """A split table: hands that start with a card p, from the pack less the up-card and 2 + a cards p
-    (the pair and `a` more pair cards dealt to the other split hands); their stand values."""
-
-    avail: IntArr
-    feas: BoolArr
-    stand: FloatArr
-    play: BoolArr
+@cache
+def _pair_shift(p: int, ntab: int) -> IntArr:
+    """For split table a < ntab of pair p: the regular hand c + (1 + a) p of every hand c (-1 if it
+    busts), the hand whose shoe is the same."""
+    st = _states()
+    n = st.cnt.shape[0]
+    out = np.full((ntab, n), -1, dtype=np.int64)
+    idx = np.arange(n, dtype=np.int64)
+    for a in range(ntab):
+        idx = np.where(idx >= 0, st.trans[np.maximum(idx, 0), p], -1)
+        out[a] = idx
+    return out
 
 
 def _order_classes() -> list[int]:
@@ -1130,31 +1309,34 @@ class _UpSolver:
         self.n0 = int(avail0.sum())
         reg_dealt = _dealt(cm.store, (up, -1, 0), st, trie, avail0, cm.reg_need, None, None)
         self.reg = _build_table(st, reg_dealt, avail0, up, cm.reg_play, cm.enhc, r.peek)
-        self.split_tabs: dict[tuple[int, int], _SplitTab] = {}
+        self.trie = trie
+        self.reg_dealt = reg_dealt
+        #: per pair p: the split tables' dealer distributions (a, hand, outcome), filled on demand
+        self.split_dealt: dict[int, _Dealt] = {}
         self.max_hands: dict[int, int] = {}
+        self.starts: dict[int, IntArr] = {}
         if r.max_splits >= 1:
             for p in range(10):
                 hands = (r.max_splits + 1) if (p != _ACE or r.resplit_aces) else 2
                 self.max_hands[p] = hands
                 if avail0[p] < 2:
                     continue
-                need = (st.cnt[:, p] >= 1) & (st.ncards >= 2)
-                if p == _ACE:
-                    need &= st.ncards == 2
-                play = need if p != _ACE else np.zeros(n, dtype=np.bool_)
-                src = reg_dealt
-                src_idx = np.ascontiguousarray(st.trans[:, p])
                 # a = pair cards out beyond the pair: up to hands - 2 of the other hands' first cards and
                 # as many more removed by Farmer's recursion (see _split_total).
-                for a in range(2 * (hands - 2) + 1):
-                    av = avail0.copy()
-                    av[p] -= 1 + a
-                    if av[p] < 1:
-                        break
-                    # A hand c here has the shoe of hand c + p in the previous table (regular for a = 0).
-                    src = _dealt(cm.store, (up, p, a), st, trie, av, need, src, src_idx)
-                    stand = _stand_w(src.dist, st.tot, cm.enhc)
-                    self.split_tabs[(p, a)] = _SplitTab(av, src.feas, stand, play & src.feas)
+                ntab = min(2 * (hands - 2) + 1, int(avail0[p]) - 1)
+                key = (up, p, -2)
+                dealt = cm.store.get(key)
+                if dealt is None or dealt.dist.shape[0] < ntab:
+                    dealt = _Dealt(
+                        np.zeros((ntab, n, 7)),
+                        np.zeros(0, dtype=np.bool_),
+                        np.zeros((ntab, n), dtype=np.bool_),
+                    )
+                    cm.store[key] = dealt
+                self.split_dealt[p] = dealt
+                self.starts[p] = np.array(
+                    [cm.two_idx[(min(p, x), max(p, x))] for x in range(10)], dtype=np.int64
+                )
         self.deal: dict[tuple[int, int], float] = {}
         denom = self.n0 * (self.n0 - 1)
         for a, b in cm.two_idx:
@@ -1179,9 +1361,6 @@ class _UpSolver:
             return -0.5
         pbj0 = float(self.reg.pbj[s])
         return -pbj0 - 0.5 * (1.0 - pbj0)
-
-    def hand_idx(self, p: int, x: int) -> int:
-        return self.cm.two_idx[(min(p, x), max(p, x))]
 
     def class_of(self, s: int) -> tuple[int, int]:
         return int(self.cm.st.soft[s]), int(self.cm.st.tot[s])
@@ -1217,61 +1396,51 @@ class _UpSolver:
     def split_w(self, p: int, pol: IntArr, resplit: bool = True) -> float | None:
         """Exact total W of splitting pair p when every split hand follows `pol` (by its own cards),
         resplitting whenever allowed (or never, with `resplit` false): see _split_total."""
-        if (p, 0) not in self.split_tabs:
+        dealt = self.split_dealt.get(p)
+        if dealt is None:
             return None
         cm = self.cm
         st = cm.st
         r = cm.rules
         hands = self.max_hands[p] if resplit else 2
+        ntab = min(2 * (hands - 2) + 1, int(self.avail0[p]) - 1)
         # The hand that keeps the original bet: a bust loses it on the no-BJ branch only (the dealer's
         # BJ takes it anyway); the other hands' stakes are extra ones, lost to a bust on both branches
         # (no peek: busts are final). With peek every stake is lost on the no-BJ branch only.
-        modes = [(cm.enhc, not r.peek), (not r.peek, not r.peek)]
-        xs: list[list[float]] = [[], []]
-        ps: list[list[float]] = [[], []]
-        n = st.cnt.shape[0]
-        a = 0
-        while (p, a) in self.split_tabs:
-            tab = self.split_tabs[(p, a)]
-            m = int(tab.avail.sum()) - 1
-            for i, (base_full, dbl_full) in enumerate(modes):
-                if i == 1 and modes[1] == modes[0]:
-                    xs[1].append(xs[0][-1])
-                    ps[1].append(ps[0][-1])
-                    continue
-                if p == _ACE:
-                    val = tab.stand
-                else:
-                    val = np.zeros(n)
-                    _policy_kernel(
-                        tab.avail,
-                        self.up,
-                        st.cnt,
-                        st.ncards,
-                        st.trans,
-                        tab.stand,
-                        tab.feas,
-                        tab.play,
-                        pol,
-                        base_full,
-                        dbl_full,
-                        val,
-                    )
-                xa = pa = 0.0
-                for x in range(10):
-                    num = int(tab.avail[x]) - (1 if x == p else 0)
-                    if num <= 0:
-                        continue
-                    v = float(val[self.hand_idx(p, x)])
-                    xa += num / m * v
-                    if x == p:
-                        pa = v
-                xs[i].append(xa)
-                ps[i].append(pa)
-            a += 1
+        first = (cm.enhc, not r.peek)
+        extra = (not r.peek, not r.peek)
+        modes = np.array([first] if first == extra else [first, extra], dtype=np.bool_)
+        out = np.zeros((2 * modes.shape[0], ntab))
+        trie = self.trie
+        _split_kernel(
+            self.avail0,
+            self.up,
+            p,
+            st.cnt,
+            st.ncards,
+            st.tot,
+            st.trans,
+            self.starts[p],
+            pol,
+            trie.parent,
+            trie.value,
+            trie.before,
+            trie.depth,
+            trie.orders,
+            trie.outcome,
+            _pair_shift(p, dealt.dist.shape[0]),
+            self.reg_dealt.dist,
+            dealt.dist,
+            dealt.done,
+            cm.enhc,
+            modes,
+            out,
+        )
+        x1, p1 = list(out[0]), list(out[1])
+        xx, px = (x1, p1) if modes.shape[0] == 1 else (list(out[2]), list(out[3]))
         pairs = int(self.avail0[p]) - 2
         cards = self.n0 - 2
-        return _split_total(pairs, cards, hands, xs[0], ps[0], xs[1], ps[1])
+        return _split_total(pairs, cards, hands, x1, p1, xx, px)
 
     def cd_values(self) -> dict[tuple[int, int], dict[Action, float]]:
         """Composition-dependent values of every action for every two-card hand (not Black Jack)."""
