@@ -326,3 +326,32 @@ def test_peek_game_gives_farmers_published_cdz_figures_to_12_digits(decks: int) 
         assert abs(ev - full) <= 1e-13
         edge = analyze_blackjack(decks=decks, surrender=surrender).house_edge_cd * 100
         assert abs(edge - REGULATION[(decks, surrender)]) <= 5.1e-13
+
+
+def test_c_kernels_and_numba_kernels_give_the_same_figures() -> None:
+    """The kernels compiled from C (the default where a C compiler is found) and the Numba ones (the
+    fallback, TAPETE_NATIVE=0) run the same loops in the same order: the same figures, to the bit."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tapete.math.blackjack import _NATIVE
+
+    code = (
+        "import json; from tapete.math.blackjack import analyze_blackjack as a, _NATIVE\n"
+        "r = [a(counts=c, max_splits=3, resplit_aces=True) for c in ((4, 1, 1, 1, 1, 2, 1, 5, 2, 8),)]\n"
+        "r.append(a(decks=1, surrender=False))\n"
+        "print(json.dumps([_NATIVE is None] + [[x.house_edge, x.house_edge_cd] for x in r]))\n"
+    )
+    env = dict(os.environ, TAPETE_NATIVE="0")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    numba_side = json.loads(out.stdout)
+    assert numba_side[0] is True  # the fallback really ran
+    here = [
+        analyze_blackjack(counts=(4, 1, 1, 1, 1, 2, 1, 5, 2, 8), max_splits=3, resplit_aces=True),
+        analyze_blackjack(decks=1, surrender=False),
+    ]
+    assert numba_side[1:] == [[x.house_edge, x.house_edge_cd] for x in here]
+    if _NATIVE is None:
+        pytest.skip("no C compiler here: both sides ran the Numba kernels")
