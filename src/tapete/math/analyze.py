@@ -228,6 +228,13 @@ def _print(console: Console, doc: dict[str, Any]) -> None:
             "yes" if bet.get("exact") else "no",
         )
     console.print(table)
+    main = doc["bets"].get("main", {})
+    if "house_edge_composition_dependent" in main:
+        console.print(
+            f"main: {main['house_edge'] * 100:.6f} % with the basic strategy (--chart), "
+            f"{main['house_edge_composition_dependent'] * 100:.12f} % with composition-dependent play "
+            f"({main.get('composition_dependent_strategy', 'CD')}); every split hand exact"
+        )
     if not doc.get("regulation", True):
         console.print("[bold red]Not the regulation's game:[/] " + "; ".join(doc["not_regulation_because"]))
     if "counts" in doc:
