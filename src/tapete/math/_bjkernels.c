@@ -9,24 +9,36 @@
 typedef int64_t i64;
 typedef unsigned char u8;
 
-static void walk_trie(const double *shoe, i64 m, const i64 *parent, const i64 *value, const i64 *before,
-                      const i64 *depth, const double *orders, const i64 *outcome, i64 n_nodes,
-                      double *nodep, double *inv, double *dist) {
+/* A dealer trie, packed: node k's parent, its card's (value, cards of that value before it) as one
+ * index into a per-shoe table of counts, its depth; and the list of nodes where the dealer stands (in
+ * node order, so the sums run in the same order as the Numba kernels'). */
+typedef struct {
+    const int32_t *parent;
+    const int16_t *vb;
+    const int16_t *depth;
+    i64 n_nodes;
+    const int32_t *term_node;
+    const int32_t *term_out;
+    const double *term_orders;
+    i64 n_term;
+} Trie;
+
+#define VB 16
+
+static void walk_trie(const double *shoe, i64 m, const Trie *t, double *nodep, double *inv, double *dist) {
+    double num[10 * VB];
     for (int d = 0; d < 32; ++d) inv[d] = (m - d > 0) ? 1.0 / (double)(m - d) : 0.0;
-    for (int o = 0; o < 7; ++o) dist[o] = 0.0;
-    nodep[0] = 1.0;
-    for (i64 k = 1; k < n_nodes; ++k) {
-        double pp = nodep[parent[k]];
-        double num = shoe[value[k]] - (double)before[k];
-        if (pp == 0.0 || num <= 0.0) {
-            nodep[k] = 0.0;
-            continue;
+    for (int v = 0; v < 10; ++v)
+        for (int b = 0; b < VB; ++b) {
+            double x = shoe[v] - (double)b;
+            num[v * VB + b] = x > 0.0 ? x : 0.0;
         }
-        double p = pp * num * inv[depth[k]];
-        nodep[k] = p;
-        i64 o = outcome[k];
-        if (o >= 0) dist[o] += orders[k] * p;
-    }
+    nodep[0] = 1.0;
+    const int32_t *parent = t->parent;
+    const int16_t *vb = t->vb, *depth = t->depth;
+    for (i64 k = 1; k < t->n_nodes; ++k) nodep[k] = nodep[parent[k]] * num[vb[k]] * inv[depth[k]];
+    for (int o = 0; o < 7; ++o) dist[o] = 0.0;
+    for (i64 q = 0; q < t->n_term; ++q) dist[t->term_out[q]] += t->term_orders[q] * nodep[t->term_node[q]];
     dist[5] = 1.0 - (dist[0] + dist[1] + dist[2] + dist[3] + dist[4] + dist[6]);
 }
 
@@ -41,9 +53,7 @@ static double bust_value(const i64 *avail, i64 up, const i64 *cnt, i64 s, i64 v,
 }
 
 void dealer_kernel(const i64 *avail, const i64 *cnt, i64 n, const i64 *ncards, const u8 *need,
-                   const i64 *parent, const i64 *value, const i64 *before, const i64 *depth,
-                   const double *orders, const i64 *outcome, i64 n_nodes, double *nodep,
-                   const i64 *src_idx, const u8 *src_done, const double *src_dist, double *dist_out,
+                   const Trie *trie, double *nodep, const i64 *src_idx, const u8 *src_done, const double *src_dist, double *dist_out,
                    u8 *feas_out, u8 *done_out) {
     double shoe[10], dist[7], inv[32];
     i64 nav = 0;
@@ -61,8 +71,7 @@ void dealer_kernel(const i64 *avail, const i64 *cnt, i64 n, const i64 *ncards, c
         if (j >= 0 && src_done[j]) {
             for (int o = 0; o < 7; ++o) dist_out[s * 7 + o] = src_dist[j * 7 + o];
         } else {
-            walk_trie(shoe, nav - ncards[s], parent, value, before, depth, orders, outcome, n_nodes, nodep,
-                      inv, dist);
+            walk_trie(shoe, nav - ncards[s], trie, nodep, inv, dist);
             for (int o = 0; o < 7; ++o) dist_out[s * 7 + o] = dist[o];
         }
         done_out[s] = 1;
@@ -99,9 +108,7 @@ void cd_kernel(const i64 *avail, i64 up, const i64 *cnt, i64 n, const i64 *ncard
 }
 
 void split_kernel(const i64 *avail0, i64 up, i64 p, const i64 *cnt, i64 n, const i64 *ncards, const i64 *tot,
-                  const i64 *trans, const i64 *starts, const i64 *pol, const i64 *parent, const i64 *value,
-                  const i64 *before, const i64 *depth, const double *orders, const i64 *outcome, i64 n_nodes,
-                  double *nodep, const i64 *reg_idx, const double *reg_dist, double *dist, u8 *done, int enhc,
+                  const i64 *trans, const i64 *starts, const i64 *pol, const Trie *trie, double *nodep, const i64 *reg_idx, const double *reg_dist, double *dist, u8 *done, int enhc,
                   const u8 *modes, i64 n_modes, double *out, i64 ntab, u8 *reach, u8 *need, double *stand,
                   double *val) {
     int one_card = p == 0;
@@ -159,8 +166,7 @@ void split_kernel(const i64 *avail0, i64 up, i64 p, const i64 *cnt, i64 n, const
                     for (int o = 0; o < 7; ++o) ds[o] = dist[((a - 1) * n + k) * 7 + o];
                 } else {
                     for (int v = 0; v < 10; ++v) shoe[v] = (double)(avail[v] - cnt[s * 10 + v]);
-                    walk_trie(shoe, nav - ncards[s], parent, value, before, depth, orders, outcome, n_nodes,
-                              nodep, inv, dd);
+                    walk_trie(shoe, nav - ncards[s], trie, nodep, inv, dd);
                     for (int o = 0; o < 7; ++o) ds[o] = dd[o];
                 }
                 done[a * n + s] = 1;

@@ -30,10 +30,10 @@ _B = ctypes.c_int
 
 #: argument types of each exported function (pointers to numpy data, int64 sizes, int flags)
 _SIGNATURES: dict[str, list[Any]] = {
-    "dealer_kernel": [_P, _P, _I, _P, _P, _P, _P, _P, _P, _P, _P, _I, _P, _P, _P, _P, _P, _P, _P],
+    "dealer_kernel": [_P, _P, _I, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P],
     "cd_kernel": [_P, _I, _P, _I, _P, _P, _P, _P, _P, _B, _B, _P, _P, _P],
     "split_kernel": [
-        *(_P, _I, _I, _P, _I, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _P, _P, _P),
+        *(_P, _I, _I, _P, _I, _P, _P, _P, _P, _P, _P, _P, _P, _P),
         *(_P, _P, _B, _P, _I, _P, _I, _P, _P, _P, _P),
     ],
     "td_eval_kernel": [_P, _I, _P, _I, _P, _P, _P, _P, _P, _P, _P, _B, _P, _P],
@@ -118,11 +118,62 @@ def _ptr(a: np.ndarray[Any, Any]) -> int:
     return int(a.ctypes.data)
 
 
+class _TrieC(ctypes.Structure):
+    """The C side's `Trie`: a dealer trie packed for the walk."""
+
+    _fields_ = [
+        ("parent", _P),
+        ("vb", _P),
+        ("depth", _P),
+        ("n_nodes", _I),
+        ("term_node", _P),
+        ("term_out", _P),
+        ("term_orders", _P),
+        ("n_term", _I),
+    ]
+
+
 class Native:
     """The compiled kernels behind the signatures of blackjack.py's Numba kernels."""
 
     def __init__(self, lib: ctypes.CDLL) -> None:
         self.lib = lib
+        self._tries: dict[int, tuple[_TrieC, list[np.ndarray[Any, Any]]]] = {}
+        self._held: dict[int, tuple[np.ndarray[Any, Any], int]] = {}
+
+    def _sp(self, a: Any) -> int:
+        """The address of an array that lives as long as the process (the hand states' tables): the
+        array is held here, so its id cannot be reused."""
+        got = self._held.get(id(a))
+        if got is not None and got[0] is a:
+            return got[1]
+        ptr = _ptr(a)
+        self._held[id(a)] = (a, ptr)
+        return ptr
+
+    def _trie(self, parent: Any, value: Any, before: Any, depth: Any, orders: Any, outcome: Any) -> _TrieC:
+        """The packed form of a trie (kept, with its arrays, for the process's life)."""
+        got = self._tries.get(id(parent))
+        if got is not None and got[1][0] is parent:
+            return got[0]
+        if before.max(initial=0) >= 16 or depth.max(initial=0) >= 32:
+            raise ValueError("dealer trie deeper than the C walk's tables")
+        term = np.nonzero(outcome >= 0)[0]
+        arrays = [
+            parent,
+            np.ascontiguousarray(parent, dtype=np.int32),
+            np.ascontiguousarray(value * 16 + before, dtype=np.int16),
+            np.ascontiguousarray(depth, dtype=np.int16),
+            np.ascontiguousarray(term, dtype=np.int32),
+            np.ascontiguousarray(outcome[term], dtype=np.int32),
+            np.ascontiguousarray(orders[term], dtype=np.float64),
+        ]
+        packed = _TrieC(
+            _ptr(arrays[1]), _ptr(arrays[2]), _ptr(arrays[3]), parent.shape[0],
+            _ptr(arrays[4]), _ptr(arrays[5]), _ptr(arrays[6]), term.shape[0],
+        )  # fmt: skip
+        self._tries[id(parent)] = (packed, arrays)
+        return packed
 
     def dealer_kernel(self, avail: Any, cnt: Any, ncards: Any, need: Any, *rest: Any) -> None:
         (
@@ -140,11 +191,10 @@ class Native:
             done,
         ) = rest
         nodep = np.zeros(t_parent.shape[0])
+        trie = self._trie(t_parent, t_value, t_before, t_depth, t_orders, t_outcome)
         self.lib.dealer_kernel(
-            _ptr(avail), _ptr(cnt), cnt.shape[0], _ptr(ncards), _ptr(need),
-            _ptr(t_parent), _ptr(t_value), _ptr(t_before), _ptr(t_depth), _ptr(t_orders), _ptr(t_outcome),
-            t_parent.shape[0], _ptr(nodep), _ptr(src_idx), _ptr(src_done), _ptr(src_dist),
-            _ptr(dist), _ptr(feas), _ptr(done),
+            _ptr(avail), self._sp(cnt), cnt.shape[0], self._sp(ncards), _ptr(need), ctypes.addressof(trie),
+            _ptr(nodep), _ptr(src_idx), _ptr(src_done), _ptr(src_dist), _ptr(dist), _ptr(feas), _ptr(done),
         )  # fmt: skip
 
     def cd_kernel(
@@ -152,7 +202,7 @@ class Native:
     ) -> None:
         feas, play, enhc, peek, hit, dbl, best = rest
         self.lib.cd_kernel(
-            _ptr(avail), up, _ptr(cnt), cnt.shape[0], _ptr(ncards), _ptr(trans), _ptr(stand_w),
+            _ptr(avail), up, self._sp(cnt), cnt.shape[0], self._sp(ncards), self._sp(trans), _ptr(stand_w),
             _ptr(feas), _ptr(play), int(enhc), int(peek), _ptr(hit), _ptr(dbl), _ptr(best),
         )  # fmt: skip
 
@@ -167,10 +217,11 @@ class Native:
         need = np.zeros(n, dtype=np.bool_)
         stand = np.zeros(n)
         val = np.zeros(n)
+        trie = self._trie(t_parent, t_value, t_before, t_depth, t_orders, t_outcome)
         self.lib.split_kernel(
-            _ptr(avail0), up, p, _ptr(cnt), n, _ptr(ncards), _ptr(tot), _ptr(trans), _ptr(starts), _ptr(pol),
-            _ptr(t_parent), _ptr(t_value), _ptr(t_before), _ptr(t_depth), _ptr(t_orders), _ptr(t_outcome),
-            t_parent.shape[0], _ptr(nodep), _ptr(reg_idx), _ptr(reg_dist),
+            _ptr(avail0), up, p, self._sp(cnt), n, self._sp(ncards), self._sp(tot), self._sp(trans),
+            _ptr(starts), _ptr(pol),
+            ctypes.addressof(trie), _ptr(nodep), _ptr(reg_idx), _ptr(reg_dist),
             _ptr(dist), _ptr(done), int(enhc), _ptr(flags),
             flags.shape[0], _ptr(out), out.shape[1], _ptr(reach), _ptr(need), _ptr(stand), _ptr(val),
         )  # fmt: skip
@@ -180,7 +231,8 @@ class Native:
     ) -> None:
         stand_w, feas, play, policy, enhc, hit, v_out = rest
         self.lib.td_eval_kernel(
-            _ptr(avail), up, _ptr(cnt), cnt.shape[0], _ptr(ncards), _ptr(trans), _ptr(cls), _ptr(stand_w),
+            _ptr(avail), up, self._sp(cnt), cnt.shape[0], self._sp(ncards), self._sp(trans), self._sp(cls),
+            _ptr(stand_w),
             _ptr(feas), _ptr(play), _ptr(policy), int(enhc), _ptr(hit), _ptr(v_out),
         )  # fmt: skip
 
@@ -188,7 +240,8 @@ class Native:
         (stand_w, feas, class_order, member_start, members, weight, fallback, enhc, policy, v_out) = rest
         hitv = np.zeros(cnt.shape[0])
         self.lib.td_decide_kernel(
-            _ptr(avail), up, _ptr(cnt), cnt.shape[0], _ptr(ncards), _ptr(trans), _ptr(stand_w), _ptr(feas),
+            _ptr(avail), up, self._sp(cnt), cnt.shape[0], self._sp(ncards), self._sp(trans), _ptr(stand_w),
+            _ptr(feas),
             _ptr(class_order), class_order.shape[0], _ptr(member_start), _ptr(members), _ptr(weight),
             _ptr(fallback), int(enhc), _ptr(policy), _ptr(v_out), _ptr(hitv),
         )  # fmt: skip
@@ -196,7 +249,8 @@ class Native:
     def reach_kernel(self, avail: Any, cnt: Any, ncards: Any, trans: Any, *rest: Any) -> None:
         feas, two_hit, hit_flag, w = rest
         self.lib.reach_kernel(
-            _ptr(avail), _ptr(cnt), cnt.shape[0], _ptr(ncards), _ptr(trans), _ptr(feas), _ptr(two_hit),
+            _ptr(avail), self._sp(cnt), cnt.shape[0], self._sp(ncards), self._sp(trans), _ptr(feas),
+            _ptr(two_hit),
             _ptr(hit_flag), _ptr(w),
         )  # fmt: skip
 

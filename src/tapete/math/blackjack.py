@@ -1189,34 +1189,45 @@ def _split_total(
     def tables(
         x: list[float], pp: list[float]
     ) -> tuple[Callable[[int, int], float], Callable[[int, int], float]]:
-        @cache
-        def big_x(a: int, b: int) -> float:
-            if pairs - a < 0 or b > others:
-                return 0.0
-            if b == 0:
-                return x[a] if a < len(x) else 0.0
-            v = (pairs - a) / (cards - a - b + 1)
-            if v >= 1.0:
-                return 0.0
-            out = big_x(a, b - 1)
-            if v > 0.0:
-                out -= v * big_x(a + 1, b - 1)
-            return out / (1.0 - v)
+        memo_x: dict[tuple[int, int], float] = {}
+        memo_n: dict[tuple[int, int], float] = {}
 
-        @cache
+        def big_x(a: int, b: int) -> float:
+            got = memo_x.get((a, b))
+            if got is not None:
+                return got
+            if pairs - a < 0 or b > others:
+                out = 0.0
+            elif b == 0:
+                out = x[a] if a < len(x) else 0.0
+            else:
+                v = (pairs - a) / (cards - a - b + 1)
+                out = big_x(a, b - 1)
+                if v > 0.0:
+                    out -= v * big_x(a + 1, b - 1)
+                out /= 1.0 - v
+            memo_x[(a, b)] = out
+            return out
+
         def big_n(a: int, b: int) -> float:
+            got = memo_n.get((a, b))
+            if got is not None:
+                return got
             if pairs - a < 0 or b + 1 > others:
-                return 0.0
-            if b == 0:
+                out = 0.0
+            elif b == 0:
                 v = (pairs - a) / (cards - a)
                 xa = x[a] if a < len(x) else 0.0
                 pa = pp[a] if a < len(pp) else 0.0
-                return (xa - v * pa) / (1.0 - v)
-            v = (pairs - a) / (cards - a - b)
-            out = big_n(a, b - 1)
-            if v > 0.0:
-                out -= v * big_n(a + 1, b - 1)
-            return out / (1.0 - v)
+                out = (xa - v * pa) / (1.0 - v)
+            else:
+                v = (pairs - a) / (cards - a - b)
+                out = big_n(a, b - 1)
+                if v > 0.0:
+                    out -= v * big_n(a + 1, b - 1)
+                out /= 1.0 - v
+            memo_n[(a, b)] = out
+            return out
 
         return big_x, big_n
 
