@@ -1355,6 +1355,7 @@ class _UpSolver:
             self.deal[(a, b)] = float(num) / denom if denom > 0 else 0.0
         self.surrender_ok = r.surrender and (up != _ACE or r.peek)
         self.cd_policy = self._cd_policy()
+        self._split_memo: dict[tuple[int, bool, bytes], float] = {}
         # Total-dependent strategy state.
         self.t2_rank: dict[tuple[int, int], tuple[Action, ...]] = {}
         self.pair_rank: dict[int, tuple[Action, ...]] = {}
@@ -1410,6 +1411,16 @@ class _UpSolver:
         dealt = self.split_dealt.get(p)
         if dealt is None:
             return None
+        key = (p, resplit, pol.tobytes())
+        known = self._split_memo.get(key)
+        if known is not None:  # the basic strategy's search asks again with an unchanged policy
+            return known
+        value = self._split_value(p, pol, resplit, dealt)
+        self._split_memo[key] = value
+        return value
+
+    def _split_value(self, p: int, pol: IntArr, resplit: bool, dealt: _Dealt) -> float:
+        """split_w's computation (see there)."""
         cm = self.cm
         st = cm.st
         r = cm.rules
