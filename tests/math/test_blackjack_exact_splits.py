@@ -272,6 +272,8 @@ SMALL: Shoe = (4, 1, 1, 0, 1, 1, 0, 5, 0, 8)
         (SMALL, 7, T, 3, False),  # 8-8 against a ten: dealer Black Jacks, busted split hands, four hands
         (SMALL, 7, A, 3, False),  # 8-8 against an Ace
         (SMALL, T, 5, 3, False),  # T-T against a 6, four hands
+        (SMALL, 7, T, 4, False),  # 8-8 against a ten, to five hands (all five 8s)
+        ((5, 1, 1, 0, 1, 1, 0, 2, 0, 9), A, 5, 4, True),  # A-A resplit to five hands
         (SHOE, A, 5, 3, True),  # A-A resplit to four hands
         (SHOE, 7, 5, 1, False),  # 8-8 against a 6, one split: doubles after the split
         (SHOE, A, T, 1, False),  # A-A against a ten, one split
