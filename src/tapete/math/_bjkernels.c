@@ -108,7 +108,9 @@ void cd_kernel(const i64 *avail, i64 up, const i64 *cnt, i64 n, const i64 *ncard
 }
 
 void split_kernel(const i64 *avail0, i64 up, i64 p, const i64 *cnt, i64 n, const i64 *ncards, const i64 *tot,
-                  const i64 *trans, const i64 *starts, const i64 *pol, const Trie *trie, double *nodep, const i64 *reg_idx, const double *reg_dist, double *dist, u8 *done, int enhc,
+                  const i64 *trans, const i64 *starts, const i64 *pol, const Trie *trie, double *nodep,
+                  const i64 *reg_idx, const double *reg_dist, const i64 *comp, i64 n_comp, double *dist,
+                  u8 *done, int enhc,
                   const u8 *modes, i64 n_modes, double *out, i64 ntab, u8 *reach, u8 *need, double *stand,
                   double *val) {
     int one_card = p == 0;
@@ -156,20 +158,22 @@ void split_kernel(const i64 *avail0, i64 up, i64 p, const i64 *cnt, i64 n, const
                 stand[s] = 0.0;
                 continue;
             }
-            double *ds = dist + (a * n + s) * 7;
-            if (!done[a * n + s]) {
+            i64 cs = comp[s];
+            double *ds = dist + (a * n_comp + cs) * 7;
+            if (!done[a * n_comp + cs]) {
                 i64 j = reg_idx[a * n + s];
                 i64 k = trans[s * 10 + p];
+                i64 ck = k >= 0 ? comp[k] : -1;
                 if (j >= 0) {
                     for (int o = 0; o < 7; ++o) ds[o] = reg_dist[j * 7 + o];
-                } else if (a > 0 && k >= 0 && done[(a - 1) * n + k]) {
-                    for (int o = 0; o < 7; ++o) ds[o] = dist[((a - 1) * n + k) * 7 + o];
+                } else if (a > 0 && ck >= 0 && done[(a - 1) * n_comp + ck]) {
+                    for (int o = 0; o < 7; ++o) ds[o] = dist[((a - 1) * n_comp + ck) * 7 + o];
                 } else {
                     for (int v = 0; v < 10; ++v) shoe[v] = (double)(avail[v] - cnt[s * 10 + v]);
                     walk_trie(shoe, nav - ncards[s], trie, nodep, inv, dd);
                     for (int o = 0; o < 7; ++o) ds[o] = dd[o];
                 }
-                done[a * n + s] = 1;
+                done[a * n_comp + cs] = 1;
             }
             double w = ds[5];
             i64 t = tot[s];

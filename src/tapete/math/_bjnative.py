@@ -34,7 +34,7 @@ _SIGNATURES: dict[str, list[Any]] = {
     "cd_kernel": [_P, _I, _P, _I, _P, _P, _P, _P, _P, _B, _B, _P, _P, _P],
     "split_kernel": [
         *(_P, _I, _I, _P, _I, _P, _P, _P, _P, _P, _P, _P, _P, _P),
-        *(_P, _P, _B, _P, _I, _P, _I, _P, _P, _P, _P),
+        *(_P, _I, _P, _P, _B, _P, _I, _P, _I, _P, _P, _P, _P),
     ],
     "td_eval_kernel": [_P, _I, _P, _I, _P, _P, _P, _P, _P, _P, _P, _B, _P, _P],
     "td_decide_kernel": [_P, _I, _P, _I, _P, _P, _P, _P, _P, _I, _P, _P, _P, _P, _B, _P, _P, _P],
@@ -208,7 +208,7 @@ class Native:
 
     def split_kernel(self, avail0: Any, up: int, p: int, cnt: Any, ncards: Any, tot: Any, *rest: Any) -> None:
         (trans, starts, pol, t_parent, t_value, t_before, t_depth, t_orders, t_outcome, reg_idx, reg_dist,
-         dist, done, enhc, modes, out) = rest  # fmt: skip
+         comp, dist, done, enhc, modes, out) = rest  # fmt: skip
         n = cnt.shape[0]
         # scratch arrays, referenced here until the call returns
         nodep = np.zeros(t_parent.shape[0])
@@ -221,7 +221,7 @@ class Native:
         self.lib.split_kernel(
             _ptr(avail0), up, p, self._sp(cnt), n, self._sp(ncards), self._sp(tot), self._sp(trans),
             _ptr(starts), _ptr(pol),
-            ctypes.addressof(trie), _ptr(nodep), _ptr(reg_idx), _ptr(reg_dist),
+            ctypes.addressof(trie), _ptr(nodep), _ptr(reg_idx), _ptr(reg_dist), self._sp(comp), done.shape[1],
             _ptr(dist), _ptr(done), int(enhc), _ptr(flags),
             flags.shape[0], _ptr(out), out.shape[1], _ptr(reach), _ptr(need), _ptr(stand), _ptr(val),
         )  # fmt: skip

@@ -483,6 +483,7 @@ def _split_kernel(
     t_outcome: IntArr,
     reg_idx: IntArr,
     reg_dist: FloatArr,
+    comp: IntArr,
     dist: FloatArr,
     done: BoolArr,
     enhc: bool,
@@ -553,15 +554,17 @@ def _split_kernel(
             if not feas:
                 stand[s] = 0.0
                 continue
-            if not done[a, s]:
+            cs = comp[s]
+            if not done[a, cs]:
                 j = reg_idx[a, s]
                 k = trans[s, p]
+                ck = comp[k] if k >= 0 else -1
                 if j >= 0:
                     for o in range(7):
-                        dist[a, s, o] = reg_dist[j, o]
-                elif a > 0 and k >= 0 and done[a - 1, k]:
+                        dist[a, cs, o] = reg_dist[j, o]
+                elif a > 0 and ck >= 0 and done[a - 1, ck]:
                     for o in range(7):
-                        dist[a, s, o] = dist[a - 1, k, o]
+                        dist[a, cs, o] = dist[a - 1, ck, o]
                 else:
                     for v in range(10):
                         shoe[v] = avail[v] - cnt[s, v]
@@ -579,17 +582,17 @@ def _split_kernel(
                         dd,
                     )
                     for o in range(7):
-                        dist[a, s, o] = dd[o]
-                done[a, s] = True
-            w = dist[a, s, 5]
+                        dist[a, cs, o] = dd[o]
+                done[a, cs] = True
+            w = dist[a, cs, 5]
             t = tot[s]
             for i in range(5):
                 if t > 17 + i:
-                    w += dist[a, s, i]
+                    w += dist[a, cs, i]
                 elif t < 17 + i:
-                    w -= dist[a, s, i]
+                    w -= dist[a, cs, i]
             if enhc:
-                w -= dist[a, s, 6]
+                w -= dist[a, cs, 6]
             stand[s] = w
         for mi in range(modes.shape[0]):
             base_full = modes[mi, 0]
@@ -1036,6 +1039,17 @@ class _Table:
 
 
 @cache
+def _pair_compact(p: int) -> tuple[IntArr, int]:
+    """The split tables of pair p store the hands that hold a p (split Aces: two cards) compactly:
+    each hand's row there, -1 for the others, and the number of rows."""
+    st = _states()
+    held = (st.cnt[:, p] >= 1) & ((st.ncards == 2) if p == _ACE else (st.ncards >= 2))
+    comp = np.full(st.cnt.shape[0], -1, dtype=np.int64)
+    comp[held] = np.arange(int(held.sum()), dtype=np.int64)
+    return comp, int(held.sum())
+
+
+@cache
 def _pair_shift(p: int, ntab: int) -> IntArr:
     """For split table a < ntab of pair p: the regular hand c + (1 + a) p of every hand c (-1 if it
     busts), the hand whose shoe is the same."""
@@ -1312,7 +1326,6 @@ class _UpSolver:
         self.up = up
         r = cm.rules
         st = cm.st
-        n = st.cnt.shape[0]
         trie = cm.tries[up]
         avail0 = cm.full.copy()
         avail0[up] -= 1
@@ -1338,10 +1351,11 @@ class _UpSolver:
                 key = (up, p, -2)
                 dealt = cm.store.get(key)
                 if dealt is None or dealt.dist.shape[0] < ntab:
+                    rows = _pair_compact(p)[1]
                     dealt = _Dealt(
-                        np.zeros((ntab, n, 7)),
+                        np.zeros((ntab, rows, 7)),
                         np.zeros(0, dtype=np.bool_),
-                        np.zeros((ntab, n), dtype=np.bool_),
+                        np.zeros((ntab, rows), dtype=np.bool_),
                     )
                     cm.store[key] = dealt
                 self.split_dealt[p] = dealt
@@ -1452,6 +1466,7 @@ class _UpSolver:
             trie.outcome,
             _pair_shift(p, dealt.dist.shape[0]),
             self.reg_dealt.dist,
+            _pair_compact(p)[0],
             dealt.dist,
             dealt.done,
             cm.enhc,
