@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from tapete.errors import InvalidRules, TapeteError, read_settings_file
+from tapete.errors import InvalidRules, Msg, TapeteError, read_settings_file
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
 
@@ -30,22 +30,55 @@ def read_settings(path: Path | None) -> dict[str, Any]:
     return {} if path is None else read_settings_file(path, InvalidRules)
 
 
+#: Black Jack settings the analysis takes that a table's rules model may not (yet) know: `peek` is for
+#: analysis only (the American game, to compare with published figures; a table refuses it as an
+#: unknown setting), `dealer_completes_hand` (rules.md §1) changes no stake, so no figure.
+ANALYSIS_SETTINGS: dict[str, bool] = {"peek": False, "dealer_completes_hand": False}
+
+
+def _analysis_settings(game: str, settings: dict[str, Any]) -> tuple[dict[str, Any], dict[str, bool]]:
+    """Split off the analysis-only Black Jack settings the game's rules model does not declare."""
+    from tapete.rules import RULES
+
+    if game not in ("blackjack", "majestic_21"):
+        return settings, {}
+    rest = dict(settings)
+    model = RULES[game]
+    extra: dict[str, bool] = {}
+    for name, default in ANALYSIS_SETTINGS.items():
+        if name in model.model_fields:
+            continue
+        value = rest.pop(name, default)
+        if not isinstance(value, bool):
+            raise InvalidRules(f"{name}: must be true or false", key="err.rules.bool", setting=name)
+        extra[name] = value
+    return rest, extra
+
+
 def analyze(
     game: str, settings: dict[str, Any], progress: ProgressFn | None = None, *, strategy: bool = False
 ) -> dict[str, Any]:
     """The analysis document of `game` under `settings` (the shape of issue 6's `--json`)."""
+    settings, extra = _analysis_settings(game, settings)
     rules = load_rules(game, settings, regulation=False)
-    doc: dict[str, Any] = {"game": game, "rules": rules.settings()}
+    doc: dict[str, Any] = {"game": game, "rules": {**rules.settings(), **extra}}
     problems = rules.violations()
+    if extra.get("peek"):
+        problems.append(
+            Msg(
+                "peek=true: the regulation's dealer does not peek (Art. 13-14); analysis only",
+                "err.rules.peek",
+            )
+        )
     doc["regulation"] = not problems
     if problems:
         doc["not_regulation_because"] = problems
     if game == "punto_y_banca":
         doc.update(_baccarat(rules))
     elif game == "blackjack":
-        doc.update(_blackjack(rules, progress, strategy=strategy))
+        doc.update(_blackjack(rules, progress, strategy=strategy, extra=extra))
     elif game == "majestic_21":
-        doc.update(_majestic(rules, progress, strategy=strategy))
+        doc.update(_majestic(rules, progress, strategy=strategy, extra=extra))
     elif game == "showdown_poker":
         doc.update(_showdown(rules, progress))
     return doc
@@ -63,20 +96,33 @@ def _baccarat(rules: CommonRules) -> dict[str, Any]:
     return {"bets": out["bets"], "counts": out["counts"]}
 
 
-def _blackjack_result(rules: CommonRules, progress: ProgressFn | None) -> Any:
+def _blackjack_result(
+    rules: CommonRules, progress: ProgressFn | None, extra: dict[str, bool] | None = None
+) -> Any:
     from tapete.math.blackjack import analyze_blackjack
 
+    extra = extra or {}
     return analyze_blackjack(
         decks=rules.decks,
         surrender=bool(getattr(rules, "surrender", True)),
         max_splits=int(getattr(rules, "max_splits", 3)),
         resplit_aces=bool(getattr(rules, "resplit_aces", False)),
         progress=progress,
+        peek=bool(extra.get("peek", getattr(rules, "peek", False))),
+        dealer_completes_hand=bool(
+            extra.get("dealer_completes_hand", getattr(rules, "dealer_completes_hand", False))
+        ),
     )
 
 
-def _blackjack(rules: CommonRules, progress: ProgressFn | None, *, strategy: bool) -> dict[str, Any]:
-    result = _blackjack_result(rules, progress)
+def _blackjack(
+    rules: CommonRules,
+    progress: ProgressFn | None,
+    *,
+    strategy: bool,
+    extra: dict[str, bool] | None = None,
+) -> dict[str, Any]:
+    result = _blackjack_result(rules, progress, extra)
     full = result.to_json()
     out: dict[str, Any] = {"bets": {"main": full["bets"]["main"]}}
     if strategy:
@@ -85,10 +131,16 @@ def _blackjack(rules: CommonRules, progress: ProgressFn | None, *, strategy: boo
     return out
 
 
-def _majestic(rules: CommonRules, progress: ProgressFn | None, *, strategy: bool) -> dict[str, Any]:
+def _majestic(
+    rules: CommonRules,
+    progress: ProgressFn | None,
+    *,
+    strategy: bool,
+    extra: dict[str, bool] | None = None,
+) -> dict[str, Any]:
     from tapete.math.majestic21 import majestic_side_bets_json
 
-    out = _blackjack(rules, progress, strategy=strategy)
+    out = _blackjack(rules, progress, strategy=strategy, extra=extra)
     side = majestic_side_bets_json(rules.decks)
     out["bets"].update(side["bets"])
     _as_offered(out, rules)
@@ -177,6 +229,13 @@ def _print(console: Console, doc: dict[str, Any]) -> None:
             "yes" if bet.get("exact") else "no",
         )
     console.print(table)
+    main = doc["bets"].get("main", {})
+    if "house_edge_composition_dependent" in main:
+        console.print(
+            f"main: {main['house_edge'] * 100:.6f} % with the basic strategy (--chart), "
+            f"{main['house_edge_composition_dependent'] * 100:.12f} % with composition-dependent play "
+            f"({main.get('composition_dependent_strategy', 'CD')}); every split hand exact"
+        )
     if not doc.get("regulation", True):
         console.print("[bold red]Not the regulation's game:[/] " + "; ".join(doc["not_regulation_because"]))
     if "counts" in doc:

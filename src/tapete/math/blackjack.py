@@ -27,10 +27,11 @@ play is pre-enumerated once per up-card as a trie of sorted multisets of drawn c
 valid drawing orders, so the dealer distribution for any shoe is one pass over ~200-2,500 trie nodes.
 Numba compiles the kernels (cached on disk); without Numba the same code runs in pure Python, slowly.
 
-Approximation (the only one for a fixed strategy): split hands. Each split hand is played with the shoe
-after removing the up-card and the pair cards out so far (the original pair plus one per resplit); the
-cards drawn to the *other* split hands are not removed. The number of hands follows the exact resplit
-chain with those compositions. See docs/math-blackjack.md.
+Splits are exact (Eric Farmer's method for CDZ-): a split hand plays as an unsplit hand of the same
+cards would ("composition-dependent zero-memory"), so by exchangeability its value needs only the shoe
+less the up-card, the pair cards dealt to the other hands and a count of their other second cards,
+removed one random card at a time; the resplit patterns are counted exactly. See _split_total and
+docs/math-blackjack.md.
 """
 
 from __future__ import annotations
@@ -40,18 +41,24 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
+from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from tapete.errors import InvalidRules
+from tapete.math import _bjnative
 
-_numba: Any
-try:  # Numba is optional (extra "fast"); the kernels are plain Python without it.
-    import numba as _numba
-except ImportError:  # pragma: no cover - exercised only where numba is missing
-    _numba = None
+#: the kernels compiled from C (tapete/math/_bjkernels.c), when a C compiler is at hand
+_NATIVE = _bjnative.load()
+
+_numba: Any = None
+if _NATIVE is None:
+    try:  # Numba is optional (extra "fast"); the kernels are plain Python without it.
+        import numba as _numba
+    except ImportError:  # pragma: no cover - exercised only where numba is missing
+        _numba = None
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -200,8 +207,31 @@ def _dealer_finishes(up: int, h17: bool) -> Counter[tuple[tuple[int, ...], int]]
     return out
 
 
+_TRIE_FIELDS = ("parent", "value", "before", "depth", "orders", "outcome")
+
+
 @lru_cache(maxsize=4)
 def _dealer_tries(h17: bool) -> tuple[_Trie, ...]:
+    """One trie per up-card (value index); kept on disk beside the compiled kernels (keyed by this
+    file's hash), since building them is a tenth of a second of Python."""
+    path = _bjnative.cache_file(f"dealer-tries-{int(h17)}", Path(__file__).read_bytes(), ".npz")
+    if path is not None and path.exists():
+        try:
+            with np.load(path) as data:
+                return tuple(
+                    _Trie(*(np.ascontiguousarray(data[f"{up}_{f}"]) for f in _TRIE_FIELDS))
+                    for up in range(10)
+                )
+        except (OSError, KeyError, ValueError):
+            pass
+    tries = _build_tries(h17)
+    if path is not None:
+        arrays = {f"{up}_{f}": getattr(t, f) for up, t in enumerate(tries) for f in _TRIE_FIELDS}
+        _bjnative.save_npz(path, arrays)
+    return tries
+
+
+def _build_tries(h17: bool) -> tuple[_Trie, ...]:
     """One trie per up-card (value index)."""
     tries: list[_Trie] = []
     for up in range(10):
@@ -233,7 +263,23 @@ def _dealer_tries(h17: bool) -> tuple[_Trie, ...]:
             if m in term:
                 outcome[i], k = term[m]
                 orders[i] = float(k)
-        tries.append(_Trie(parent, value, before, depth, orders, outcome))
+        # The bust leaves (two in five nodes) are dropped: a walk gives bust as one minus the rest, as
+        # Farmer's analyzer does (exact whenever the shoe cannot run out during the dealer's draw).
+        has_child = np.zeros(n, dtype=np.bool_)
+        has_child[parent[1:]] = True
+        keep = has_child | (outcome != _BUST)
+        keep[0] = True
+        new_pos = np.cumsum(keep) - 1
+        tries.append(
+            _Trie(
+                np.ascontiguousarray(new_pos[parent[keep]]),
+                np.ascontiguousarray(value[keep]),
+                np.ascontiguousarray(before[keep]),
+                np.ascontiguousarray(depth[keep]),
+                np.ascontiguousarray(orders[keep]),
+                np.ascontiguousarray(outcome[keep]),
+            )
+        )
     return tuple(tries)
 
 
@@ -257,7 +303,8 @@ def _walk_trie(
     inv: FloatArr,
     dist: FloatArr,
 ) -> None:
-    """Dealer outcome probabilities for a shoe (`shoe` counts by value, `m` cards) into `dist`."""
+    """Dealer outcome probabilities for a shoe (`shoe` counts by value, `m` cards) into `dist`; the trie
+    has no bust leaves, so bust is what the other outcomes leave."""
     for d in range(inv.shape[0]):
         inv[d] = 1.0 / (m - d) if m - d > 0 else 0.0
     for o in range(7):
@@ -274,6 +321,7 @@ def _walk_trie(
         o = t_outcome[k]
         if o >= 0:
             dist[o] += t_orders[k] * p
+    dist[5] = 1.0 - (dist[0] + dist[1] + dist[2] + dist[3] + dist[4] + dist[6])
 
 
 @_jit
@@ -380,11 +428,15 @@ def _cd_kernel(
     feas: BoolArr,
     play: BoolArr,
     enhc: bool,
+    peek: bool,
     hit_out: FloatArr,
     dbl_out: FloatArr,
     best_out: FloatArr,
 ) -> None:
-    """Backward pass: W of hitting (then playing optimally), of doubling, and the better of stand/hit."""
+    """Backward pass: W of hitting (then playing optimally), of doubling, and the better of stand/hit.
+
+    A doubled hand that busts loses the double's stake on the dealer-BJ branch too (no peek: busts are
+    final), or only on the no-BJ branch with `peek` (a peek game ends the round before any draw)."""
     nav = 0
     for v in range(10):
         nav += avail[v]
@@ -403,13 +455,185 @@ def _cd_kernel(
             if t < 0:
                 b = _bust_value(avail, up, cnt, s, v, m, enhc)
                 h += p * b
-                dd += p * (b - 1.0)  # the double's own stake is lost on the dealer-BJ branch too
+                dd += p * (2.0 * b if peek else b - 1.0)
             else:
                 h += p * best_out[t]
                 dd += 2.0 * p * stand_w[t]
         hit_out[s] = h
         dbl_out[s] = dd
         best_out[s] = max(stand_w[s], h)
+
+
+@_jit
+def _split_kernel(
+    avail0: IntArr,
+    up: int,
+    p: int,
+    cnt: IntArr,
+    ncards: IntArr,
+    tot: IntArr,
+    trans: IntArr,
+    starts: IntArr,
+    pol: IntArr,
+    t_parent: IntArr,
+    t_value: IntArr,
+    t_before: IntArr,
+    t_depth: IntArr,
+    t_orders: FloatArr,
+    t_outcome: IntArr,
+    reg_idx: IntArr,
+    reg_dist: FloatArr,
+    comp: IntArr,
+    dist: FloatArr,
+    done: BoolArr,
+    enhc: bool,
+    modes: BoolArr,
+    out: FloatArr,
+) -> None:
+    """The terms of `_split_total` for pair p under policy `pol` (0 stand, 1 hit, 2 double; the policy of
+    the hand's own cards, whatever the table), for every split table a = 0 .. out.shape[1] - 1.
+
+    Table a: hands that start with p, from the pack less the up-card and 2 + a cards p. Only the hands
+    a split hand's play can reach are valued, and only those it can stand on (or end a double on) get a
+    dealer distribution: copied from the regular table's hand c + (1 + a) p (``reg_idx``) or from table
+    a - 1's hand c + p when either has the same shoe, else walked down the trie, and kept in
+    ``dist``/``done`` for later calls. For each of the two stake modes (``modes[i]`` = (base_full,
+    dbl_full): a bust loses the stake, or the double's, on the dealer-BJ branch too) ``out`` gets X(a)
+    (row 2i: the hand's value over every second card) and P(a) (row 2i + 1: the second card a pair card).
+    """
+    n = cnt.shape[0]
+    ntab = out.shape[1]
+    one_card = p == 0
+    # The hands the play reaches (it decides there) and those whose stand value it uses.
+    reach = np.zeros(n, dtype=np.bool_)
+    need = np.zeros(n, dtype=np.bool_)
+    for i in range(starts.shape[0]):
+        if starts[i] >= 0:
+            reach[starts[i]] = True
+    for r in range(n):
+        s = n - 1 - r  # hands come by decreasing hard total: a hand's successors have smaller indices
+        if not reach[s]:
+            continue
+        if one_card or pol[s] == 0:
+            need[s] = True
+            continue
+        for v in range(10):
+            t = trans[s, v]
+            if t >= 0:
+                if pol[s] == 2:
+                    need[t] = True
+                else:
+                    reach[t] = True
+    n_nodes = t_parent.shape[0]
+    nodep = np.zeros(n_nodes)
+    shoe = np.zeros(10)
+    dd = np.zeros(7)
+    inv = np.zeros(32)
+    stand = np.zeros(n)
+    val = np.zeros(n)
+    avail = np.zeros(10, dtype=np.int64)
+    for a in range(ntab):
+        nav = 0
+        for v in range(10):
+            avail[v] = avail0[v]
+            if v == p:
+                avail[v] -= 1 + a
+            nav += avail[v]
+        m2 = nav - 1  # the second card comes from the pack less the hand's p
+        if avail[p] < 1 or m2 <= 0:
+            for i in range(out.shape[0]):
+                out[i, a] = 0.0
+            continue
+        for s in range(n):
+            if not need[s]:
+                continue
+            feas = True
+            for v in range(10):
+                if avail[v] - cnt[s, v] < 0:
+                    feas = False
+            if not feas:
+                stand[s] = 0.0
+                continue
+            cs = comp[s]
+            if not done[a, cs]:
+                j = reg_idx[a, s]
+                k = trans[s, p]
+                ck = comp[k] if k >= 0 else -1
+                if j >= 0:
+                    for o in range(7):
+                        dist[a, cs, o] = reg_dist[j, o]
+                elif a > 0 and ck >= 0 and done[a - 1, ck]:
+                    for o in range(7):
+                        dist[a, cs, o] = dist[a - 1, ck, o]
+                else:
+                    for v in range(10):
+                        shoe[v] = avail[v] - cnt[s, v]
+                    _walk_trie(
+                        shoe,
+                        nav - ncards[s],
+                        t_parent,
+                        t_value,
+                        t_before,
+                        t_depth,
+                        t_orders,
+                        t_outcome,
+                        nodep,
+                        inv,
+                        dd,
+                    )
+                    for o in range(7):
+                        dist[a, cs, o] = dd[o]
+                done[a, cs] = True
+            w = dist[a, cs, 5]
+            t = tot[s]
+            for i in range(5):
+                if t > 17 + i:
+                    w += dist[a, cs, i]
+                elif t < 17 + i:
+                    w -= dist[a, cs, i]
+            if enhc:
+                w -= dist[a, cs, 6]
+            stand[s] = w
+        for mi in range(modes.shape[0]):
+            base_full = modes[mi, 0]
+            dbl_full = modes[mi, 1]
+            for s in range(n):
+                if not reach[s]:
+                    continue
+                act = 0 if one_card else pol[s]
+                if act == 0:
+                    val[s] = stand[s]
+                    continue
+                m = nav - ncards[s]
+                acc = 0.0
+                for v in range(10):
+                    num = avail[v] - cnt[s, v]
+                    if num <= 0:
+                        continue
+                    pr = num / m
+                    t = trans[s, v]
+                    if t < 0:
+                        b = _bust_value(avail, up, cnt, s, v, m, base_full)
+                        if act == 2:
+                            b += _bust_value(avail, up, cnt, s, v, m, dbl_full)
+                        acc += pr * b
+                    elif act == 1:
+                        acc += pr * val[t]
+                    else:
+                        acc += 2.0 * pr * stand[t]
+                val[s] = acc
+            xa = 0.0
+            pa = 0.0
+            for x in range(10):
+                num = avail[x] - (1 if x == p else 0)
+                if num <= 0 or starts[x] < 0:
+                    continue
+                vx = val[starts[x]]
+                xa += num / m2 * vx
+                if x == p:
+                    pa = vx
+            out[2 * mi, a] = xa
+            out[2 * mi + 1, a] = pa
 
 
 @_jit
@@ -557,6 +781,15 @@ def _reach_kernel(
             w_out[t] += out * num / m
 
 
+if _NATIVE is not None:  # the same loops in C: no Numba start (about 0.6 s of CPU) for one analysis
+    _dealer_kernel = _NATIVE.dealer_kernel  # type: ignore[assignment]
+    _cd_kernel = _NATIVE.cd_kernel  # type: ignore[assignment]
+    _split_kernel = _NATIVE.split_kernel  # type: ignore[assignment]
+    _td_eval_kernel = _NATIVE.td_eval_kernel  # type: ignore[assignment]
+    _td_decide_kernel = _NATIVE.td_decide_kernel  # type: ignore[assignment]
+    _reach_kernel = _NATIVE.reach_kernel  # type: ignore[assignment]
+
+
 # --------------------------------------------------------------------------------------------------
 # Public helpers
 # --------------------------------------------------------------------------------------------------
@@ -567,7 +800,7 @@ def dealer_probabilities(counts: Sequence[int], up: int, h17: bool = False) -> d
 
     `counts` is the shoe the hole card and the draws come from, by value (A, 2..9, ten), i.e. already
     without the up-card and any other known card. No peek: "blackjack" is one of the outcomes. If the shoe
-    can run out before the dealer finishes, the probabilities sum to less than one.
+    can run out before the dealer finishes, "bust" also holds the chance that it does.
     """
     if len(counts) != 10 or any(c < 0 for c in counts):
         raise InvalidRules("counts must give 10 non-negative numbers of cards: A, 2..9, ten-value")
@@ -644,10 +877,14 @@ class BlackjackRules:
     obo: bool = True
     h17: bool = False
     blackjack_pays: float = 1.5
+    peek: bool = False
+    dealer_completes_hand: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """Plain dict for JSON output."""
         return {
+            "peek": self.peek,
+            "dealer_completes_hand": self.dealer_completes_hand,
             "decks": self.decks,
             "surrender": self.surrender,
             "surrender_type": self.surrender_type,
@@ -661,12 +898,11 @@ class BlackjackRules:
 
 
 EXACTNESS_NOTE = (
-    "Exact for the finite shoe for every hand that is not split (composition-dependent play, no-peek with "
-    "original bets only handled exactly). Split hands are approximated: each split hand is played with the "
-    "shoe less the up-card and the pair cards removed so far (original pair and one per resplit), ignoring "
-    "the cards drawn to the other split hands; the resplit chain is exact for those compositions. The house "
-    "edge is for the total-dependent basic strategy computed here; house_edge_composition_dependent is "
-    "for composition-dependent play of every hand."
+    "Exact for the finite shoe (within floating point, about 1e-15 of the bet): no-peek with original bets "
+    "only as the regulation settles it, and every split hand's value exact with resplits, the cards dealt "
+    "to the other split hands accounted for. house_edge_composition_dependent is CDZ- (Farmer): every "
+    "unsplit decision optimal for the exact composition, a split hand played as an unsplit hand of the "
+    "same cards; house_edge is the total-dependent basic strategy computed here, its splits just as exact."
 )
 
 
@@ -750,9 +986,10 @@ class BlackjackAnalysis:
             "bets": {
                 "main": {
                     "house_edge": self.house_edge,
-                    "exact": False,
+                    "exact": True,
                     "exactness": EXACTNESS_NOTE,
                     "house_edge_composition_dependent": self.house_edge_cd,
+                    "composition_dependent_strategy": "CDZ-",
                     "strategy": "total-dependent basic strategy",
                 }
             },
@@ -787,7 +1024,7 @@ class BlackjackAnalysis:
 
 @dataclass
 class _Table:
-    """Values of every hand for one up-card and one extra removal (regular hands or split hands)."""
+    """Values of every hand for one up-card: the regular table (hands from the deal)."""
 
     avail: IntArr
     feas: BoolArr
@@ -799,8 +1036,31 @@ class _Table:
     best: FloatArr
     play: BoolArr
     td_hit: FloatArr | None = None
-    #: a split hand carrying an extra stake: its bust is lost on the dealer-BJ branch too (rules.md §1)
-    bust_full: bool = False
+
+
+@cache
+def _pair_compact(p: int) -> tuple[IntArr, int]:
+    """The split tables of pair p store the hands that hold a p (split Aces: two cards) compactly:
+    each hand's row there, -1 for the others, and the number of rows."""
+    st = _states()
+    held = (st.cnt[:, p] >= 1) & ((st.ncards == 2) if p == _ACE else (st.ncards >= 2))
+    comp = np.full(st.cnt.shape[0], -1, dtype=np.int64)
+    comp[held] = np.arange(int(held.sum()), dtype=np.int64)
+    return comp, int(held.sum())
+
+
+@cache
+def _pair_shift(p: int, ntab: int) -> IntArr:
+    """For split table a < ntab of pair p: the regular hand c + (1 + a) p of every hand c (-1 if it
+    busts), the hand whose shoe is the same."""
+    st = _states()
+    n = st.cnt.shape[0]
+    out = np.full((ntab, n), -1, dtype=np.int64)
+    idx = np.arange(n, dtype=np.int64)
+    for a in range(ntab):
+        idx = np.where(idx >= 0, st.trans[np.maximum(idx, 0), p], -1)
+        out[a] = idx
+    return out
 
 
 def _order_classes() -> list[int]:
@@ -875,10 +1135,9 @@ def _dealt(
 
 
 def _build_table(
-    st: _States, dealt: _Dealt, avail: IntArr, up: int, play: BoolArr, enhc: bool, bust_full: bool = False
+    st: _States, dealt: _Dealt, avail: IntArr, up: int, play: BoolArr, enhc: bool, peek: bool
 ) -> _Table:
-    """Stand, hit and double values (W) of a table's hands from its dealer distributions; `bust_full`
-    for a split hand whose whole stake is an extra one (a bust loses it on the dealer-BJ branch too)."""
+    """Stand, hit and double values (W) of the regular table's hands from its dealer distributions."""
     n = st.cnt.shape[0]
     stand = _stand_w(dealt.dist, st.tot, enhc)
     pbj = dealt.dist[:, _BJ].copy()
@@ -887,47 +1146,129 @@ def _build_table(
     dbl = np.zeros(n)
     best = stand.copy()
     play = play & feas
-    full = enhc or bust_full
-    _cd_kernel(avail, up, st.cnt, st.ncards, st.trans, stand, feas, play, full, hit, dbl, best)
-    return _Table(avail, feas, stand, pbj, dealt.dist, hit, dbl, best, play, bust_full=bust_full)
+    _cd_kernel(avail, up, st.cnt, st.ncards, st.trans, stand, feas, play, enhc, peek, hit, dbl, best)
+    return _Table(avail, feas, stand, pbj, dealt.dist, hit, dbl, best, play)
 
 
-def _split_chain(
-    q: list[float], a: list[float], e: list[float], resplits: int, a1: list[float], e1: list[float]
+@cache
+def _split_patterns(hands: int) -> tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int, int], ...]]:
+    """How the second cards of a split to at most `hands` hands can fall, grouped for `_split_total`.
+
+    The pending hands draw their second cards one at a time (the first hand until it is complete, then
+    the next): a pair card while fewer than `hands` hands exist makes one more hand (S), any other card
+    completes the hand (C), and once `hands` hands exist every card completes one. Returns
+    (count, h, h) for every split that ends with h < `hands` hands (h - 2 pair cards, h other cards, in
+    `count` orders), and (count, k, 0) for every split that reaches `hands` hands after k hands were
+    completed (the other `hands` - k take any card), `count` orders of the H - 3 first pair cards and
+    the k other cards before the last pair card."""
+    ways: dict[tuple[int, int], int] = {(0, 0): 1}
+    top = max(hands, 2)
+    for total in range(1, 2 * top):
+        for ss in range(0, total + 1):
+            c = total - ss
+            if ss > top or 2 + ss - c < 1:
+                continue
+            w = ways.get((ss - 1, c), 0) + ways.get((ss, c - 1), 0)
+            if w:
+                ways[(ss, c)] = w
+    early = tuple((ways.get((h - 2, h - 1), 0), h, h) for h in range(2, hands))
+    full = tuple((ways.get((hands - 3, k), 0), k, 0) for k in range(0, hands - 1)) if hands >= 3 else ()
+    return early, full
+
+
+def _falling(n: int, k: int) -> float:
+    out = 1.0
+    for i in range(k):
+        out *= n - i
+    return out
+
+
+def _split_total(
+    pairs: int, cards: int, hands: int, x1: list[float], p1: list[float], xx: list[float], px: list[float]
 ) -> float:
-    """W of a split into two hands that may grow by resplits, summed over hands.
+    """Exact W of a split to at most `hands` hands, summed over the hands (Farmer's method, CDZ-).
 
-    State (pending hands h, resplits left s); k = resplits done selects the composition. A pending hand
-    draws its second card: a pair card (probability q[k]) with resplits left makes one more pending
-    hand; otherwise the hand is played out, worth a[k] in total over non-pair second cards (e[k] when no
-    resplit is possible: every second card). The first hand keeps the original bet (a1, e1: its bust
-    costs nothing more on the dealer-BJ branch, where the original is lost anyway); every other hand's
-    stake is an extra one, lost on that branch when the hand busted (rules.md §1: busts are final).
+    `pairs` and `cards` are the pair cards and all cards left after the up-card and the pair. x?[a] is
+    the W of one split hand whose shoe also lacks `a` more pair cards (the other hands' first cards),
+    its second card any card; p?[a] the same when that card is a pair card (the hand is played, not
+    resplit); '1' for the hand that keeps the original bet, 'x' for the others (extra stakes). A hand's
+    play depends only on its own cards, so the other hands' draws can be dealt after it and the dealer
+    (every drawing order of a finite shoe is equally likely), and of their cards only what conditions
+    the split's shape matters: `a` pair cards and `b` cards known not to be pair cards. X(a, b) and
+    N(a, b) (second card not a pair card) follow from removing one random card: it is a pair card with
+    probability v, so X(a, b-1) = v X(a+1, b-1) + (1-v) X(a, b), and likewise for N.
     """
+    others = cards - pairs
 
-    @cache
-    def v(h: int, s: int) -> float:
-        if h == 0:
-            return 0.0
-        k = resplits - s
-        if s == 0:
-            return h * e[k]
-        val = a[k] + (1.0 - q[k]) * v(h - 1, s)
-        if q[k] > 0.0:
-            val += q[k] * v(h + 1, s - 1)
-        return val
+    def tables(
+        x: list[float], pp: list[float]
+    ) -> tuple[Callable[[int, int], float], Callable[[int, int], float]]:
+        memo_x: dict[tuple[int, int], float] = {}
+        memo_n: dict[tuple[int, int], float] = {}
 
-    @cache
-    def v1(h: int, s: int) -> float:  # the first of the h pending hands is the original bet's
-        k = resplits - s
-        if s == 0:
-            return e1[k] + (h - 1) * e[k]
-        val = a1[k] + (1.0 - q[k]) * v(h - 1, s)
-        if q[k] > 0.0:
-            val += q[k] * v1(h + 1, s - 1)
-        return val
+        def big_x(a: int, b: int) -> float:
+            got = memo_x.get((a, b))
+            if got is not None:
+                return got
+            if pairs - a < 0 or b > others:
+                out = 0.0
+            elif b == 0:
+                out = x[a] if a < len(x) else 0.0
+            else:
+                v = (pairs - a) / (cards - a - b + 1)
+                out = big_x(a, b - 1)
+                if v > 0.0:
+                    out -= v * big_x(a + 1, b - 1)
+                out /= 1.0 - v
+            memo_x[(a, b)] = out
+            return out
 
-    return v1(2, resplits)
+        def big_n(a: int, b: int) -> float:
+            got = memo_n.get((a, b))
+            if got is not None:
+                return got
+            if pairs - a < 0 or b + 1 > others:
+                out = 0.0
+            elif b == 0:
+                v = (pairs - a) / (cards - a)
+                xa = x[a] if a < len(x) else 0.0
+                pa = pp[a] if a < len(pp) else 0.0
+                out = (xa - v * pa) / (1.0 - v)
+            else:
+                v = (pairs - a) / (cards - a - b)
+                out = big_n(a, b - 1)
+                if v > 0.0:
+                    out -= v * big_n(a + 1, b - 1)
+                out /= 1.0 - v
+            memo_n[(a, b)] = out
+            return out
+
+        return big_x, big_n
+
+    x1f, n1f = tables(x1, p1)
+    xxf, nxf = tables(xx, px)
+    if hands <= 2:
+        return x1f(0, 0) + xxf(0, 0)
+    early, full = _split_patterns(hands)
+    total = 0.0
+    for count, h, _ in early:
+        if count == 0:
+            continue
+        w = count * _falling(pairs, h - 2) * _falling(others, h) / _falling(cards, 2 * h - 2)
+        if w > 0.0:
+            total += w * (n1f(h - 2, h - 1) + (h - 1) * nxf(h - 2, h - 1))
+    a = hands - 2
+    for count, k, _ in full:
+        if count == 0:
+            continue
+        w = count * _falling(pairs, a) * _falling(others, k) / _falling(cards, a + k)
+        if w <= 0.0:
+            continue
+        if k == 0:
+            total += w * (x1f(a, 0) + (hands - 1) * xxf(a, 0))
+        else:
+            total += w * (n1f(a, k - 1) + (k - 1) * nxf(a, k - 1) + (hands - k) * xxf(a, k))
+    return total
 
 
 def _pick(ranking: Sequence[Action], allowed: set[Action]) -> Action:
@@ -976,8 +1317,8 @@ class _UpResult:
 class _UpSolver:
     """Values and strategy against one up-card.
 
-    Tables: the regular one (hands from the deal) and, per pair value p and resplits done k, a split
-    table whose shoe also lacks 1 + k more p's (hands there start with a p).
+    Tables: the regular one (hands from the deal) and, per pair value p and pair cards a dealt to the
+    other split hands, a split table whose shoe also lacks 1 + a more p's (hands there start with a p).
     """
 
     def __init__(self, cm: _Common, up: int) -> None:
@@ -985,48 +1326,50 @@ class _UpSolver:
         self.up = up
         r = cm.rules
         st = cm.st
-        n = st.cnt.shape[0]
         trie = cm.tries[up]
         avail0 = cm.full.copy()
         avail0[up] -= 1
         self.avail0 = avail0
         self.n0 = int(avail0.sum())
         reg_dealt = _dealt(cm.store, (up, -1, 0), st, trie, avail0, cm.reg_need, None, None)
-        self.reg = _build_table(st, reg_dealt, avail0, up, cm.reg_play, cm.enhc)
-        self.split_tabs: dict[tuple[int, int], _Table] = {}  # the hand that keeps the original bet
-        self.split_extra: dict[tuple[int, int], _Table] = {}  # the hands whose stake is an extra one
-        self.resplits: dict[int, int] = {}
+        self.reg = _build_table(st, reg_dealt, avail0, up, cm.reg_play, cm.enhc, r.peek)
+        self.trie = trie
+        self.reg_dealt = reg_dealt
+        #: per pair p: the split tables' dealer distributions (a, hand, outcome), filled on demand
+        self.split_dealt: dict[int, _Dealt] = {}
+        self.max_hands: dict[int, int] = {}
+        self.starts: dict[int, IntArr] = {}
         if r.max_splits >= 1:
             for p in range(10):
-                rs = (r.max_splits - 1) if (p != _ACE or r.resplit_aces) else 0
-                self.resplits[p] = rs
+                hands = (r.max_splits + 1) if (p != _ACE or r.resplit_aces) else 2
+                self.max_hands[p] = hands
                 if avail0[p] < 2:
                     continue
-                need = (st.cnt[:, p] >= 1) & (st.ncards >= 2)
-                if p == _ACE:
-                    need &= st.ncards == 2
-                play = need if p != _ACE else np.zeros(n, dtype=np.bool_)
-                src = reg_dealt
-                src_idx = np.ascontiguousarray(st.trans[:, p])
-                for k in range(rs + 1):
-                    av = avail0.copy()
-                    av[p] -= 1 + k
-                    if av[p] < 1:
-                        break
-                    # A hand c here has the shoe of hand c + p in the previous table (regular for k = 0).
-                    src = _dealt(cm.store, (up, p, k), st, trie, av, need, src, src_idx)
-                    self.split_tabs[(p, k)] = _build_table(st, src, av, up, play, cm.enhc)
-                    self.split_extra[(p, k)] = (
-                        self.split_tabs[(p, k)]
-                        if cm.enhc
-                        else _build_table(st, src, av, up, play, cm.enhc, bust_full=True)
+                # a = pair cards out beyond the pair: up to hands - 2 of the other hands' first cards and
+                # as many more removed by Farmer's recursion (see _split_total).
+                ntab = min(2 * (hands - 2) + 1, int(avail0[p]) - 1)
+                key = (up, p, -2)
+                dealt = cm.store.get(key)
+                if dealt is None or dealt.dist.shape[0] < ntab:
+                    rows = _pair_compact(p)[1]
+                    dealt = _Dealt(
+                        np.zeros((ntab, rows, 7)),
+                        np.zeros(0, dtype=np.bool_),
+                        np.zeros((ntab, rows), dtype=np.bool_),
                     )
+                    cm.store[key] = dealt
+                self.split_dealt[p] = dealt
+                self.starts[p] = np.array(
+                    [cm.two_idx[(min(p, x), max(p, x))] for x in range(10)], dtype=np.int64
+                )
         self.deal: dict[tuple[int, int], float] = {}
         denom = self.n0 * (self.n0 - 1)
         for a, b in cm.two_idx:
             num = avail0[a] * (avail0[a] - 1) if a == b else 2 * avail0[a] * avail0[b]
             self.deal[(a, b)] = float(num) / denom if denom > 0 else 0.0
-        self.surrender_ok = r.surrender and up != _ACE
+        self.surrender_ok = r.surrender and (up != _ACE or r.peek)
+        self.cd_policy = self._cd_policy()
+        self._split_memo: dict[tuple[int, bool, bytes], float] = {}
         # Total-dependent strategy state.
         self.t2_rank: dict[tuple[int, int], tuple[Action, ...]] = {}
         self.pair_rank: dict[int, tuple[Action, ...]] = {}
@@ -1045,83 +1388,96 @@ class _UpSolver:
         pbj0 = float(self.reg.pbj[s])
         return -pbj0 - 0.5 * (1.0 - pbj0)
 
-    def hand_idx(self, p: int, x: int) -> int:
-        return self.cm.two_idx[(min(p, x), max(p, x))]
-
     def class_of(self, s: int) -> tuple[int, int]:
         return int(self.cm.st.soft[s]), int(self.cm.st.tot[s])
 
-    def split_w(self, p: int, td: bool) -> float | None:
-        """Total W of splitting pair p (CD play of the split hands, or the basic strategy if `td`)."""
-        if (p, 0) not in self.split_tabs:
-            return None
-        rs = self.resplits[p]
-        qs, a1, e1 = self._chain_terms(self.split_tabs, p, rs, td)
-        _, aa, ee = (qs, a1, e1) if self.cm.enhc else self._chain_terms(self.split_extra, p, rs, td)
-        resplit = self.resplit_pref[p] if td else True
-        return _split_chain(qs, aa, ee, rs if resplit else 0, a1, e1)
-
-    def _chain_terms(
-        self, tabs: dict[tuple[int, int], _Table], p: int, rs: int, td: bool
-    ) -> tuple[list[float], list[float], list[float]]:
-        """`_split_chain`'s terms from one kind of split table, for k = 0..rs resplits done: the chance
-        of a pair card (q), a hand's value over the other second cards (a) and over every one (e)."""
-        qs: list[float] = []
-        aa: list[float] = []
-        ee: list[float] = []
-        for k in range(rs + 1):
-            tab = tabs.get((p, k))
-            if tab is None:
-                qs.append(0.0)
-                aa.append(0.0)
-                ee.append(0.0)
-                continue
-            m = int(tab.avail.sum()) - 1
-            a_k = q_k = b_k = 0.0
-            for x in range(10):
-                num = int(tab.avail[x]) - (1 if x == p else 0)
-                if num <= 0:
-                    continue
-                px = num / m
-                val = px * (self.v2_td(tab, p, x) if td else self.v2_cd(tab, p, x))
-                if x == p:
-                    q_k = px
-                    b_k = val
-                else:
-                    a_k += val
-            qs.append(q_k)
-            aa.append(a_k)
-            ee.append(a_k + b_k)
-        return qs, aa, ee
-
-    def v2_cd(self, tab: _Table, p: int, x: int) -> float:
-        """W of a split hand p + x played composition-dependently (not resplit)."""
-        s = self.hand_idx(p, x)
-        if p == _ACE or self.cm.st.tot[s] == 21:
-            return float(tab.stand[s])
-        best = max(float(tab.stand[s]), float(tab.hit[s]))
+    def _cd_policy(self) -> IntArr:
+        """CDZ-: every hand of two or more cards plays as an unsplit hand of the same cards would (the
+        best of stand, hit and, on two cards with DAS, double, by the regular table's values; ties stand,
+        hit before double), a split hand included; a hand at 21 is complete."""
+        st = self.cm.st
+        reg = self.reg
+        pol = (reg.hit > reg.stand).astype(np.int64)
         if self.cm.rules.das:
-            best = max(best, float(tab.dbl[s]))
-        return best
+            two = (st.ncards == 2) & (reg.dbl > np.maximum(reg.stand, reg.hit))
+            pol[two] = 2
+        pol[st.tot == 21] = 0
+        return pol
 
-    def v2_td(self, tab: _Table, p: int, x: int) -> float:
-        """W of a split hand p + x played by the basic strategy (not resplit)."""
-        s = self.hand_idx(p, x)
-        if p == _ACE or self.cm.st.tot[s] == 21:
-            return float(tab.stand[s])
+    def _td_policy(self, policy: IntArr) -> IntArr:
+        """The basic strategy as a policy for split hands: two-card hands by their ranking (pairs by the
+        pair's, played; no retiro; double only with DAS), three or more cards by total class."""
+        st = self.cm.st
+        pol = policy[st.cls].astype(np.int64)
         allowed: set[Action] = {"S", "H", "D"} if self.cm.rules.das else {"S", "H"}
-        rk = self.pair_rank.get(p) if x == p else None
-        if rk is None:
-            rk = self.t2_rank.get(self.class_of(s), ("H", "S"))
-        act = _pick(rk, allowed)
-        if act == "S":
-            return float(tab.stand[s])
-        if act == "H":
-            assert tab.td_hit is not None
-            return float(tab.td_hit[s])
-        return float(tab.dbl[s])
+        code = {"S": 0, "H": 1, "D": 2}
+        for (a, b), s in self.cm.two_idx.items():
+            rk = self.pair_rank.get(a) if a == b else None
+            if rk is None:
+                rk = self.t2_rank.get(self.class_of(s), ("H", "S"))
+            pol[s] = code[_pick(rk, allowed)]
+        pol[st.tot == 21] = 0
+        return pol
 
-    # ---- solving ----------------------------------------------------------------------------------
+    def split_w(self, p: int, pol: IntArr, resplit: bool = True) -> float | None:
+        """Exact total W of splitting pair p when every split hand follows `pol` (by its own cards),
+        resplitting whenever allowed (or never, with `resplit` false): see _split_total."""
+        dealt = self.split_dealt.get(p)
+        if dealt is None:
+            return None
+        key = (p, resplit, pol.tobytes())
+        known = self._split_memo.get(key)
+        if known is not None:  # the basic strategy's search asks again with an unchanged policy
+            return known
+        value = self._split_value(p, pol, resplit, dealt)
+        self._split_memo[key] = value
+        return value
+
+    def _split_value(self, p: int, pol: IntArr, resplit: bool, dealt: _Dealt) -> float:
+        """split_w's computation (see there)."""
+        cm = self.cm
+        st = cm.st
+        r = cm.rules
+        hands = self.max_hands[p] if resplit else 2
+        ntab = min(2 * (hands - 2) + 1, int(self.avail0[p]) - 1)
+        # The hand that keeps the original bet: a bust loses it on the no-BJ branch only (the dealer's
+        # BJ takes it anyway); the other hands' stakes are extra ones, lost to a bust on both branches
+        # (no peek: busts are final). With peek every stake is lost on the no-BJ branch only.
+        first = (cm.enhc, not r.peek)
+        extra = (not r.peek, not r.peek)
+        modes = np.array([first] if first == extra else [first, extra], dtype=np.bool_)
+        out = np.zeros((2 * modes.shape[0], ntab))
+        trie = self.trie
+        _split_kernel(
+            self.avail0,
+            self.up,
+            p,
+            st.cnt,
+            st.ncards,
+            st.tot,
+            st.trans,
+            self.starts[p],
+            pol,
+            trie.parent,
+            trie.value,
+            trie.before,
+            trie.depth,
+            trie.orders,
+            trie.outcome,
+            _pair_shift(p, dealt.dist.shape[0]),
+            self.reg_dealt.dist,
+            _pair_compact(p)[0],
+            dealt.dist,
+            dealt.done,
+            cm.enhc,
+            modes,
+            out,
+        )
+        x1, p1 = list(out[0]), list(out[1])
+        xx, px = (x1, p1) if modes.shape[0] == 1 else (list(out[2]), list(out[3]))
+        pairs = int(self.avail0[p]) - 2
+        cards = self.n0 - 2
+        return _split_total(pairs, cards, hands, x1, p1, xx, px)
 
     def cd_values(self) -> dict[tuple[int, int], dict[Action, float]]:
         """Composition-dependent values of every action for every two-card hand (not Black Jack)."""
@@ -1137,7 +1493,7 @@ class _UpSolver:
                 "D": float(reg.dbl[s]) - sub,
             }
             if a == b and self.cm.rules.max_splits >= 1:
-                sw = self.split_w(a, td=False)
+                sw = self.split_w(a, self.cd_policy)
                 if sw is not None:
                     vals["P"] = sw - sub
             if self.surrender_ok:
@@ -1194,25 +1550,23 @@ class _UpSolver:
                 policy,
                 v_reg,
             )
-            tabs = {id(t): t for t in (reg, *self.split_tabs.values(), *self.split_extra.values())}
-            for tab in tabs.values():  # under ENHC the two kinds of split table are the same ones
-                th = np.zeros(n)
-                _td_eval_kernel(
-                    tab.avail,
-                    self.up,
-                    st.cnt,
-                    st.ncards,
-                    st.trans,
-                    st.cls,
-                    tab.stand,
-                    tab.feas,
-                    tab.play,
-                    policy,
-                    cm.enhc or tab.bust_full,
-                    th,
-                    np.zeros(n),
-                )
-                tab.td_hit = th
+            th = np.zeros(n)
+            _td_eval_kernel(
+                reg.avail,
+                self.up,
+                st.cnt,
+                st.ncards,
+                st.trans,
+                st.cls,
+                reg.stand,
+                reg.feas,
+                reg.play,
+                policy,
+                cm.enhc,
+                th,
+                np.zeros(n),
+            )
+            reg.td_hit = th
             assert reg.td_hit is not None
             # Two-card hands: values under the policy, and the ranking of each non-pair total class.
             agg: dict[tuple[int, int], dict[Action, float]] = {}
@@ -1236,12 +1590,13 @@ class _UpSolver:
             self.t2_rank = {key: _rank(acc) for key, acc in agg.items()}
             # Pairs: their own class each; splitting is valued with the basic strategy after the split.
             pair_rank: dict[int, tuple[Action, ...]] = {}
+            td_pol = self._td_policy(policy)
             for p in range(10):
                 if (p, p) not in td_vals:
                     continue
                 vals = td_vals[(p, p)]
                 if cm.rules.max_splits >= 1:
-                    sw = self.split_w(p, td=True)
+                    sw = self.split_w(p, td_pol, self.resplit_pref[p])
                     if sw is not None:
                         vals["P"] = sw - self.sub(cm.two_idx[(p, p)])
                 pair_rank[p] = _rank(vals)
@@ -1359,6 +1714,8 @@ def analyze_blackjack(
     surrender_type: Literal["early", "late"] = "early",
     blackjack_pays: float = 1.5,
     counts: Sequence[int] | None = None,
+    peek: bool = False,
+    dealer_completes_hand: bool = False,
 ) -> BlackjackAnalysis:
     """Analyse the regulation's Black Jack main bet for a shoe of `decks` decks (or `counts` by value).
 
@@ -1368,6 +1725,11 @@ def analyze_blackjack(
     every stake lose to a dealer Black Jack; `surrender_type="late"` allows retiring only when the dealer
     has no Black Jack (the American rule), for comparisons; `h17` makes the dealer hit soft 17.
     `progress` is called as progress(done, total) once per up-card.
+
+    `peek` analyses the American game instead (not the regulation's: for comparison with published
+    figures): the dealer checks for Black Jack first, which then takes the original bet only and ends
+    the round; the retiro becomes late surrender, offered against an Ace too. `dealer_completes_hand`
+    (the dealer draws to 17 even when every hand has busted) changes no stake, hence no value.
     """
     if counts is None:
         if not 1 <= decks <= 8:
@@ -1381,10 +1743,14 @@ def analyze_blackjack(
         raise InvalidRules(f"max_splits must be 0..7, got {max_splits}")
     if surrender_type not in ("early", "late"):
         raise InvalidRules(f"surrender_type must be 'early' or 'late', got {surrender_type!r}")
+    if peek:
+        surrender_type = "late"
     rules = BlackjackRules(
         decks=decks if counts is None else 0,
         surrender=surrender,
         surrender_type=surrender_type,
+        peek=peek,
+        dealer_completes_hand=dealer_completes_hand,
         max_splits=max_splits,
         resplit_aces=resplit_aces,
         das=das,

@@ -10,8 +10,8 @@ composition-dependent strategy fits the same tables as a total-dependent one). T
   differ from the two-card chart's row: `BlackjackAnalysis.multi_card_exceptions`), split hands played by
   the same rankings with doubling allowed, resplitting by the pair's own ranking;
 * `composition_tables` — the analyzer's composition-dependent play (`house_edge_composition_dependent`):
-  every decision by the exact values of the hand's own cards, split hands by the analyzer's split
-  tables;
+  every decision by the exact values of the hand's own cards, a split hand as an unsplit hand of the
+  same cards (CDZ-);
 * `chart_tables` — a chart (`tapete.strategy.Chart`, e.g. read from a file) answered as its
   ``decide`` answers the engine, so `tapete simulate --strategy FILE` plays what an engine auto-player
   with that chart plays.
@@ -131,13 +131,10 @@ def composition_tables(
     max_splits: int = 3,
     resplit_aces: bool = False,
 ) -> DecisionTables:
-    """The analyzer's composition-dependent strategy (its ``house_edge_composition_dependent``): the
-    best action by the exact values of the hand's cards, split hands by the split tables of the analysis
-    (the shoe less the up-card and the pair cards out so far), resplitting whenever allowed. Every split
-    hand decides by the tables of the hand that keeps the original bet: a later hand's bust is lost to a
-    dealer Black Jack too (the analysis values it so), which against an Ace or a ten could make it stand a
-    hair more often; the tables have no place for the hand's rank, and the difference is far below what a
-    simulation resolves (the whole correction moved the edge by 0.0035 points)."""
+    """The analyzer's composition-dependent strategy (its ``house_edge_composition_dependent``), CDZ-:
+    the best action by the exact values of the hand's cards, and a split hand plays as an unsplit hand
+    of the same cards would (stand, hit or double, by the regular table), resplitting whenever allowed:
+    exactly the play the analyzer's exact split values assume."""
     rules = BlackjackRules(decks=decks, surrender=surrender, max_splits=max_splits, resplit_aces=resplit_aces)
     shoe = shoe_counts(decks)
     cm = _make_common(rules, shoe, False)
@@ -155,28 +152,16 @@ def composition_tables(
             rk = _rank(vals)
             t.surrender[up, s] = rk[0] == "R"
             t.first[up, s] = CODE[_pick(rk, {"S", "H", "D", "P"})]
-        reg = solver.reg
-        t.multi[up, multi_states] = (reg.hit[multi_states] > reg.stand[multi_states]).astype(np.int8)
+        pol = solver.cd_policy
+        t.multi[up, multi_states] = pol[multi_states].astype(np.int8)
         t.split_multi[up, :, :, :] = t.multi[up][None, None, :]
         t.resplit_aces[up] = True
         for p in range(10):
-            last = None
-            for kk in range(k):
-                tab = solver.split_tabs.get((p, kk), last)
-                if tab is None:
-                    continue
-                last = tab
-                t.split_multi[up, p, kk, multi_states] = (
-                    tab.hit[multi_states] > tab.stand[multi_states]
-                ).astype(np.int8)
-                for x in range(10):
-                    s = cm.two_idx[(min(p, x), max(p, x))]
-                    vals = {"S": float(tab.stand[s]), "H": float(tab.hit[s]), "D": float(tab.dbl[s])}
-                    best = STAND
-                    if p != _ACE and st.tot[s] != 21:
-                        best = CODE[_rank(vals)[0]]
-                    t.split_first_no[up, p, kk, s] = best
-                    t.split_first[up, p, kk, s] = SPLIT if x == p else best
+            for x in range(10):
+                s = cm.two_idx[(min(p, x), max(p, x))]
+                best = STAND if p == _ACE else int(pol[s])
+                t.split_first_no[up, p, :, s] = best
+                t.split_first[up, p, :, s] = SPLIT if x == p else best
     return t
 
 

@@ -519,10 +519,12 @@ def exact_figures(game: str, rules: Any, analysis_doc: dict[str, Any]) -> list[B
             "main",
             main["house_edge"],
             None,
-            False,
+            bool(main.get("exact")),
             outcomes=extra,
-            note="Finite-shoe combinatorial analysis with the basic strategy below; split hands are "
-            "approximated (see docs/math-blackjack.md); the standard deviation is simulated.",
+            note="Exact finite-shoe combinatorial analysis (every split hand exact, resplits included) "
+            "with the basic strategy below; composition-dependent play (CDZ-) gives "
+            f"{main['house_edge_composition_dependent'] * 100:.4f} % (see docs/math-blackjack.md); the "
+            "standard deviation is simulated.",
         )
     )
     if game == "majestic_21":

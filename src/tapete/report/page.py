@@ -149,7 +149,11 @@ def figures_section(figs: Sequence[BetFigures], simulated_sd: dict[str, float]) 
             [
                 _e(f.label),
                 pct(f.edge),
-                f"<small>{_frac(f.edge_exact)}</small>" if f.exact else "not exact",
+                (
+                    f"<small>{_frac(f.edge_exact) if f.edge_exact is not None else 'exact (float)'}</small>"
+                    if f.exact
+                    else "not exact"
+                ),
                 pct(f.rtp, 3),
                 sd_text,
                 _e(f.per),
