@@ -330,14 +330,29 @@ def serve(
         str | None, typer.Option(help="redis://… for several processes (else $TAPETE_BROKER_URL)")
     ] = None,
     workers: Annotated[int, typer.Option(help="server processes on this host (PostgreSQL and a broker)")] = 1,
+    signing_key: Annotated[
+        str | None,
+        typer.Option(
+            help="the Ed25519 private key (PEM) every record and entry is signed with"
+            " (else $TAPETE_SIGNING_KEY, else signing.key in $TAPETE_HOME, made on the first start)"
+        ),
+    ] = None,
 ) -> None:
     """Serve the casino's tables: the HTTP + WebSocket API (shared/spec/server.md) and the web page."""
     from tapete.server.config import ConfigError
     from tapete.server.main import serve as run_server
+    from tapete.server.signing import KeyError_
 
     try:
-        run_server(host=host, port=port, database_url=database_url, broker_url=broker_url, workers=workers)
-    except ConfigError as exc:
+        run_server(
+            host=host,
+            port=port,
+            database_url=database_url,
+            broker_url=broker_url,
+            workers=workers,
+            signing_key=signing_key,
+        )
+    except (ConfigError, KeyError_) as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None
 

@@ -26,14 +26,14 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import TapeteError
-from tapete.server import chain, ledger, state, tables
+from tapete.server import chain, integrity, ledger, signing, state, tables
 from tapete.server.accounts import Caller, authenticate, create_user, session_left, token_hash, write_verdict
 from tapete.server.config import VERSION, Settings, load_shoe_key
 from tapete.server.db import make_engine, migrate, sessions
 from tapete.server.errors import Conflict, InsufficientFunds, NotFound
 from tapete.server.models import User, utcnow
 from tapete.server.push import Broker, LocalBroker, RedisBroker
-from tapete.server.sql import Json, Stale, Store, Tx, Unavailable, Violation, q
+from tapete.server.sql import Frozen, Json, Stale, Store, Tx, Unavailable, Violation, q
 from tapete.server.tables import TableRow, TableRuntime, note
 
 log = logging.getLogger("tapete.server")
@@ -92,8 +92,12 @@ class Replay(Exception):
 class Casino:
     """One server process's view of the casino."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, say: Callable[[str], None] | None = None) -> None:
         self.settings = settings
+        #: the casino's Ed25519 key: every chain record and ledger entry this process writes is signed
+        self.signer = signing.load_signer(settings.data_dir, settings.signing_key, say=say)
+        self.keys = signing.keyring(self.signer, settings.data_dir)
+        signing.use(self.signer, self.keys)
         #: SQLAlchemy's engine: the people's rows (users, sessions, logins) and the inspector's reads
         self.engine = make_engine(settings.database_url)
         self.db = sessions(self.engine)
@@ -122,16 +126,21 @@ class Casino:
         self.bets_taker: dict[int, asyncio.Task[None]] = {}
 
     # -- start and stop ------------------------------------------------------------------------------
-    async def start(self) -> None:
-        """Connect the broker, check every table's chain head, start the timers."""
+    async def start(self, say: Callable[[str], None] | None = None) -> integrity.StartupReport:
+        """Connect the broker, verify every table's chain and the ledger (`integrity.startup`: a table
+        that fails is suspended, an account frozen, and the output says so), start the timers."""
         await self.broker.start()
         async with self._write_lock(), self.store.transaction() as tx:
             # another process may be playing: its next commit must not fall between the table's row and
             # its records as they are read (PostgreSQL locks the rows it checks)
-            for found in await tx.all(tables.ALL_TABLES_LOCKED):
-                await self._check_head(tx, tables.row_of(found))
+            rows = [tables.row_of(found) for found in await tx.all(tables.ALL_TABLES_LOCKED)]
+            report = await integrity.startup(tx, rows, say or _say)
+            for table in rows:
+                if table.in_round:
+                    await note(tx, "round_recovered", table_id=table.id, details={"round": table.round_no})
             await note(tx, "server_started", details={"version": VERSION})
         self._timer = asyncio.create_task(self._timers())
+        return report
 
     async def stop(self) -> None:
         """Stop the timers and the broker, record the stop."""
@@ -149,30 +158,6 @@ class Casino:
         """Close this process's connections to the database (both kinds)."""
         await self.store.close()
         await self.engine.dispose()
-
-    async def _check_head(self, tx: Tx, table: TableRow) -> None:
-        """A table whose chain head does not check (the last record's hash, its link, the table's head)
-        is suspended until an administrator reopens it with a reason."""
-        rows = await chain.load(tx, table.id, start=max(table.next_seq - 2, 0))
-        reason = ""
-        if table.next_seq == 0:
-            reason = "records exist beyond the table's head" if rows else ""
-        elif not rows or rows[-1].seq != table.next_seq - 1 or rows[-1].hash != table.head_hash:
-            reason = "the table's head is not its last record"
-        elif chain.record_digest(chain.record_of(rows[-1])) != rows[-1].hash:
-            reason = f"record {rows[-1].seq}'s hash does not match its content"
-        elif len(rows) == 2 and rows[1].prev != rows[0].hash:
-            reason = f"record {rows[1].seq} does not link to the record before it"
-        if reason and table.status != "suspended":
-            before = table.copy()
-            table.status = "suspended"
-            table.version += 1  # every process's cache of the table is now stale
-            table.status_reason = f"chain check failed at start: {reason}"
-            table.deadline_at = table.deadline_kind = table.deadline_version = None  # no timer plays
-            await tables.write_row(tx, table, before)
-            await note(tx, "table_suspended", table_id=table.id, details={"reason": table.status_reason})
-        if table.in_round:
-            await note(tx, "round_recovered", table_id=table.id, details={"round": table.round_no})
 
     # -- transactions --------------------------------------------------------------------------------
     async def run(self, fn: Callable[[AsyncSession], Awaitable[T]]) -> T:
@@ -209,8 +194,12 @@ class Casino:
 
     async def _refused_by_database(self, exc: Violation, caller: Caller | None, idem: Idem | None) -> None:
         """What a constraint's refusal says to the caller (the transaction was rolled back): a wallet
-        below zero is insufficient_funds; the same Idempotency-Key committed by a request at the same
-        moment gives that request's answer; anything else is a race to try again."""
+        below zero is insufficient_funds; a ledger entry on an account that is frozen or does not
+        reconcile freezes it and is conflict (err.account.frozen); the same Idempotency-Key committed by
+        a request at the same moment gives that request's answer; anything else is a race to try
+        again."""
+        if isinstance(exc, Frozen):
+            await self.frozen(exc)
         if "wallet_never_negative" in str(exc):
             raise InsufficientFunds("the wallet cannot cover this", key="err.api.funds_db") from None
         if (
@@ -221,6 +210,41 @@ class Casino:
             async with self.store.transaction(write=False) as tx:
                 await self._replay(tx, caller, idem)
         raise Conflict("another request changed this first: try again", key="err.api.race") from None
+
+    async def frozen(self, exc: Frozen) -> None:
+        """A ledger entry the database refused (migration 0005's trigger): its account is frozen now (in
+        a transaction of its own: the refused one was rolled back) and the request is conflict."""
+        name = None
+        # (the caller holds the writer's lock: SQLite's one writer)
+        async with self.store.transaction() as tx:
+            if exc.account_id is not None:
+                why = "its balance does not follow from its last ledger entry"
+                name = await integrity.freeze(tx, exc.account_id, why) or await tx.value(
+                    integrity._ACCOUNT_NAME, {"id": exc.account_id}
+                )
+            else:  # SQLite's refusal does not name the account: every balance against its last entry
+                name = ", ".join(await integrity.reconcile(tx)) or None
+        raise Conflict(
+            f"the account {name} is frozen until an administrator reopens it",
+            key="err.account.frozen",
+            account=name or "?",
+        ) from None
+
+    async def integrity_failed(self, exc: chain.IntegrityFailure) -> None:
+        """A round's records failed their check before it settled: the table is suspended (in a
+        transaction of its own: the step was rolled back), and the request is conflict. (The caller
+        holds the writer's lock: SQLite's one writer.)"""
+        async with self.store.transaction() as tx:
+            found = await tx.one(tables.TABLE_LOCKED, {"id": exc.table_id})
+            if found is not None:
+                await integrity.suspend(tx, tables.row_of(found), exc.seq, exc.reason)
+        self.rows.pop(exc.table_id, None)
+        log.error("integrity failure at table %s, record %s: %s", exc.table_id, exc.seq, exc.reason)
+        raise Conflict(
+            f"table {exc.table_id} is suspended: its record {exc.seq} failed its check",
+            key="err.api.table_status",
+            status="suspended",
+        ) from None
 
     def _write_lock(self) -> Any:
         return self.writer if not self.postgres else contextlib.nullcontext()
@@ -447,6 +471,8 @@ class Casino:
                 await self._verify_unread(table_id, known)  # a refusal from what it knew: still so?
             if isinstance(exc, Violation):
                 await self._refused_by_database(exc, caller, idem)
+            if isinstance(exc, chain.IntegrityFailure):
+                await self.integrity_failed(exc)
             raise
         await tables.settle_ids(tx)  # committed: the ids its inserts gave back, in the COMMIT's round trip
         tables.keep_round_records(rt, start, table, tx)
@@ -720,6 +746,12 @@ async def bootstrap(casino: Casino, say: Callable[[str], None]) -> None:
         say(f"demo player: demo  password: {demo[1]}  (S/ 1,000.00 in chips, a Black Jack table)")
 
 
+def _say(text: str) -> None:
+    """The start-up's output (the server's standard output and its log)."""
+    print(text, flush=True)
+    log.warning(text)
+
+
 @asynccontextmanager
 async def lifespan_of(casino: Casino) -> AsyncIterator[None]:
     """Start and stop the casino with the app."""
@@ -735,7 +767,8 @@ def prepare(settings: Settings, say: Callable[[str], None] = print) -> Casino:
     migrate(settings.database_url)
     if not settings.shoe_key:
         settings.shoe_key = load_shoe_key(settings)
-    casino = Casino(settings)
+    casino = Casino(settings, say)
+    say(f"signing key: Ed25519, public key fingerprint SHA256:{casino.signer.verifier.fingerprint}")
     asyncio.run(_bootstrap_then_dispose(casino, say))
     return Casino(settings)
 

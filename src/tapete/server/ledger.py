@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tapete.server import signing
 from tapete.server.errors import InsufficientFunds
 from tapete.server.models import utcnow
 from tapete.server.sql import Many, Q, Rows, Tx, q
@@ -99,6 +100,7 @@ ENTRIES = Rows(
         ("seq", "integer"),
         ("actor", "varchar"),
         ("at", "timestamptz"),
+        ("sig", "text"),
     ),
 )
 #: the entries of a transaction that moves the house: its entries' balances read from its row as moved
@@ -106,7 +108,7 @@ _LATE_COLUMNS = (*ENTRIES.columns, ("late", "boolean"), ("later", "bigint"))
 _ENTRIES_LATE = q(
     f"INSERT INTO ledger_entries ({ENTRIES.names}) SELECT txn, account_id, amount,"
     " CASE WHEN late THEN (SELECT a.balance FROM accounts a WHERE a.id = r.account_id) - later"
-    ' ELSE balance_after END, kind, table_id, round_no, player, spot, seq, actor, "at"'
+    ' ELSE balance_after END, kind, table_id, round_no, player, spot, seq, actor, "at", sig'
     " FROM json_to_recordset(CAST(:rows AS json)) AS r("
     + ", ".join(f'"{n}" {k}' if n == "at" else f"{n} {k}" for n, k in _LATE_COLUMNS)
     + ")",
@@ -117,7 +119,8 @@ _ENTRIES_LATE = q(
     " ELSE json_extract(value, '$.balance_after') END,"
     " json_extract(value, '$.kind'), json_extract(value, '$.table_id'), json_extract(value, '$.round_no'),"
     " json_extract(value, '$.player'), json_extract(value, '$.spot'), json_extract(value, '$.seq'),"
-    " json_extract(value, '$.actor'), json_extract(value, '$.at') FROM json_each(:rows)",
+    " json_extract(value, '$.actor'), json_extract(value, '$.at'), json_extract(value, '$.sig')"
+    " FROM json_each(:rows)",
 )
 _LOCK_ONE = q("SELECT id FROM accounts WHERE name = :name {lock}")
 _AVAILABLE = q(
@@ -296,6 +299,8 @@ async def post_many(
     if not delta:
         return
     at = utcnow()
+    at_text = signing.time_text(at)
+    signer = signing.current()
     entries: list[dict[str, Any]] = []
     for moves in transactions:
         txn = str(uuid.uuid4())
@@ -316,6 +321,7 @@ async def post_many(
                         "at": at,
                     }
                 )
+                entries[-1]["sig"] = signer.sign(signing.entry_message(entries[-1], at_text))
     wallets = sorted(a for a in delta if accounts[a].kind == "wallet")
     if unread:
         if any(delta[a] < 0 for a in wallets):

@@ -76,6 +76,7 @@ def serve(
     broker_url: str | None = None,
     workers: int = 1,
     say: Callable[[str], None] = print,
+    signing_key: str | None = None,
 ) -> None:
     """Prepare the database and serve until stopped."""
     import uvicorn
@@ -84,6 +85,7 @@ def serve(
     from tapete.server.app import prepare
 
     settings = build_settings(database_url, broker_url)
+    settings.signing_key = signing_key
     if settings.sqlite and workers > 1:
         raise ConfigError(
             "the embedded SQLite database is for one process: use --database-url postgresql://… and "
@@ -100,6 +102,8 @@ def serve(
         if settings.broker_url:
             os.environ[ENV["broker_url"]] = settings.broker_url
         os.environ["TAPETE_SHOE_KEY"] = settings.shoe_key.hex()
+        if signing_key:  # every worker signs with the same key
+            os.environ["TAPETE_SIGNING_KEY"] = str(Path(signing_key).resolve())
         uvicorn.run(
             "tapete.server.main:app_from_env",
             factory=True,
