@@ -39,7 +39,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tapete.errors import BadRequest, TapeteError
-from tapete.server import accounts, inspector, integrity_api, ledger, openapi, state, tables, words
+from tapete.server import accounts, inspector, integrity, integrity_api, ledger, openapi, state, tables, words
 from tapete.server.accounts import Caller
 from tapete.server.app import Casino, Idem, Replay, health, lifespan_of
 from tapete.server.config import VERSION
@@ -655,9 +655,11 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
         async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
             if body.status == "closed" and table.in_round:
                 raise Conflict("a table is closed between rounds", key="err.api.close_in_round")
-            before = table.status
+            before, was = table.status, table.status_reason
             table.status = body.status
             table.status_reason = body.reason
+            if before == "suspended" and was == integrity.REASON and body.status == "open":
+                await integrity.accept(tx, table, caller.name, body.reason)
             await tables.note(
                 tx,
                 f"table_{body.status}",

@@ -15,11 +15,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.games import round_class
 from tapete.games.base import CARD, Viewer
-from tapete.server import chain
+from tapete.server import chain, integrity, signing
 from tapete.server.errors import NotFound
 from tapete.server.models import (
     Account,
     CasinoTable,
+    Checkpoint,
     EventRecord,
     LedgerEntry,
     RoundRow,
@@ -227,9 +228,47 @@ async def player_rounds(db: AsyncSession, user: User, limit: int = 10) -> list[d
 
 
 async def verify(db: AsyncSession, table: CasinoTable) -> dict[str, Any]:
-    """server.md's verify: ``{"ok": true, "records": N}`` or ``{"ok": false, "first_bad": K, "reason"}``."""
-    rows = await chain.records(db, table.id)
-    return chain.verify_records(rows, table.head_hash).to_json()
+    """server.md's verify: ``{"ok": true, "records": N}`` or ``{"ok": false, "first_bad": K, "reason"}``,
+    from the first record: each record's seq, hash, link to the one before it, and signature by the
+    casino's key (read a batch at a time)."""
+    columns = (
+        EventRecord.seq,
+        EventRecord.round,
+        EventRecord.event,
+        EventRecord.prev,
+        EventRecord.at,
+        EventRecord.by,
+        EventRecord.hash,
+        EventRecord.sig,
+    )
+
+    async def fetch(seq: int, n: int) -> list[chain.AnyRecord]:
+        found = await db.execute(
+            select(*columns)
+            .where(EventRecord.table_id == table.id, EventRecord.seq >= seq)
+            .order_by(EventRecord.seq)
+            .limit(n)
+        )
+        return [chain.Record(*row) for row in found.all()]
+
+    start = integrity.Start(unsigned_below=await legacy_mark(db, table.id))
+    return (await integrity.check_chain(fetch, table.id, table.head_hash, start)).to_json()
+
+
+async def legacy_mark(db: AsyncSession, table_id: int) -> int:
+    """The first seq of a table's records that must carry a signature: those before migration 0005
+    carry none (its ``legacy`` checkpoint, signed at the first start, says up to where)."""
+    keys = signing.trusted()
+    marks = await db.execute(
+        select(Checkpoint.seq, Checkpoint.hash, Checkpoint.sig).where(
+            Checkpoint.kind == "legacy", Checkpoint.table_id == table_id
+        )
+    )
+    below = 0
+    for seq, digest, sig in marks.all():
+        if keys.check(signing.checkpoint_message("legacy", table_id, int(seq), digest), sig):
+            below = max(below, int(seq) + 1)
+    return below
 
 
 def _day(text: str | None, *, end: bool) -> datetime | None:

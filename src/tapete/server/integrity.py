@@ -190,6 +190,22 @@ async def suspend(tx: Tx, table: TableRow, seq: int | None, reason: str) -> bool
     return True
 
 
+async def accept(tx: Tx, table: TableRow, actor: str, reason: str) -> None:
+    """An administrator reopens a table suspended for its records: he accepts its chain as it stands. A
+    signed checkpoint at its head (kind ``accepted``) makes the start-up's check begin above it (the
+    inspector's verify, from the first record, still names the bad record); ``chain_accepted`` says who,
+    why and where."""
+    if table.next_seq > 0:
+        await _write_checkpoint(tx, "table", table.id, table.next_seq - 1, table.head_hash)
+    await note(
+        tx,
+        "chain_accepted",
+        actor=actor,
+        table_id=table.id,
+        details={"table": table.id, "up_to": table.next_seq - 1, "reason": reason},
+    )
+
+
 async def check_table(tx: Tx, table: TableRow, report: StartupReport, say: Callable[[str], None]) -> None:
     """One table at start-up: its chain from its last checkpoint; suspended when it fails, a new
     checkpoint when enough was verified."""

@@ -664,6 +664,8 @@ def table_json(table: TableRow, seats: Sequence[tuple[int, str]]) -> dict[str, A
         "mode": table.mode,
         "rules": table.rules,
         "status": table.status,
+        # why it is suspended or closed (``integrity``: its records failed their check)
+        "reason": table.status_reason if table.status != "open" else None,
         "seats_total": spec.seats,
         "seats_taken": [{"seat": s, "holder": h} for s, h in seats],
         "phase": "playing" if table.in_round else "betting",
