@@ -865,7 +865,7 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
         """Recall of a round: cards in deal order, decisions with times, procedures, every ledger entry."""
         caller.need("inspector", "admin")
         async with casino.db() as db:
-            return await inspector.recall(db, await _table(db, table_id), n)
+            return await inspector.recall(db, await _table(db, table_id), n, role=caller.role)
 
     @api.get("/api/tables/{table_id}/verify", tags=["inspector"])
     async def get_verify(table_id: Id, caller: Who) -> dict[str, Any]:

@@ -77,8 +77,26 @@ def _entry_json(entry: LedgerEntry, account: str) -> dict[str, Any]:
     }
 
 
-async def recall(db: AsyncSession, table: CasinoTable, round_no: int) -> dict[str, Any]:
-    """server.md's recall of round `round_no` (NotFound for a round the table never played)."""
+def _as_seen(game: str, records: list[Any], viewer: Viewer) -> list[chain.Record]:
+    """A round's records as `viewer` may see them now (the game's censor): an event the viewer may not
+    see is left out, a card he may not see yet is hidden. The censor keeps the events' order and drops
+    or trims them, so each kept event is matched to its record by its type, in order."""
+    seen = round_class(game).censor([r.event for r in records], viewer)
+    out: list[chain.Record] = []
+    j = 0
+    for r in records:
+        if j < len(seen) and seen[j].get("type") == r.event.get("type"):
+            out.append(chain.Record(r.seq, r.round, seen[j], r.prev, r.at, r.by, r.hash, r.sig))
+            j += 1
+    return out
+
+
+async def recall(
+    db: AsyncSession, table: CasinoTable, round_no: int, *, role: str = "inspector"
+) -> dict[str, Any]:
+    """server.md's recall of round `round_no` (NotFound for a round the table never played). While the
+    round is in progress, only the inspector reads a card the table has not shown: anyone else (`role`:
+    the administrator) reads the round as the dealer sees it; the whole round once it has ended."""
     row = await db.scalar(
         select(RoundRow).where(RoundRow.table_id == table.id, RoundRow.round_no == round_no)
     )
@@ -86,7 +104,9 @@ async def recall(db: AsyncSession, table: CasinoTable, round_no: int) -> dict[st
         raise NotFound(
             f"table {table.id} has no round {round_no}", key="err.api.no_round_number", round=round_no
         )
-    records = await chain.records(db, table.id, round_id=round_no)
+    records: list[Any] = await chain.records(db, table.id, round_id=round_no)
+    if row.status == "in_progress" and role != "inspector":
+        records = _as_seen(table.game, records, Viewer("dealer"))
     # The round's procedures: those since the round before it ended (labelled shoe-{n-1}: between the
     # rounds, and the deal's reshuffle) and those of its own time (shoe-{n} up to its last record: a cut
     # card signalled or come out in it); shoe-{n} after its end prepares the next round, and is its.
