@@ -65,7 +65,7 @@ _ENTRIES_AFTER = q(
     " WHERE e.id > :after ORDER BY e.id LIMIT :n",
     times=[12],
 )
-_FREEZE = q("UPDATE accounts SET frozen = :why WHERE id = :id AND frozen IS NULL")
+_FREEZE = q("UPDATE accounts SET frozen = :why WHERE id = :id AND frozen IS NULL RETURNING id")
 _ACCOUNT_NAME = q("SELECT name FROM accounts WHERE id = :id")
 
 
@@ -246,7 +246,7 @@ async def freeze(tx: Tx, account_id: int, why: str, *, entry: int | None = None)
     administrator reopens it; a significant event ``account_frozen`` names it. Its name, or None when
     it was frozen already."""
     name = await tx.value(_ACCOUNT_NAME, {"id": account_id})
-    if not await tx.run(_FREEZE, {"why": why, "id": account_id}):
+    if await tx.one(_FREEZE, {"why": why, "id": account_id}) is None:
         return None
     await note(tx, "account_frozen", details={"account": name, "entry": entry, "reason": why})
     return str(name)
