@@ -54,8 +54,11 @@ def verify(
         ),
     ] = None,
     public_key: Annotated[
-        Path | None,
-        typer.Option(help="the casino's public key (PEM, GET /api/integrity), for --database-url"),
+        list[Path] | None,
+        typer.Option(
+            help="the casino's public key (PEM, GET /api/integrity), for --database-url; again for each"
+            " previous key after a rotation"
+        ),
     ] = None,
     table: Annotated[int | None, typer.Option(help="only this table's chain (with --database-url)")] = None,
 ) -> None:
@@ -97,13 +100,13 @@ def verify(
             raise typer.Exit(1)
 
 
-def _verify_database(database_url: str | None, public_key: Path | None, table: int | None) -> None:
+def _verify_database(database_url: str | None, public_key: list[Path] | None, table: int | None) -> None:
     """`tapete verify --database-url URL --public-key FILE [--table ID]`: exit 1 at the first bad record
     of any chain (or entry of the ledger), 2 when it cannot be checked."""
     from tapete.server.offline import verify_database
     from tapete.server.signing import KeyError_
 
-    if database_url is None or public_key is None:
+    if database_url is None or not public_key:
         typer.echo("give a log file, or --database-url URL and --public-key FILE", err=True)
         raise typer.Exit(2)
     try:

@@ -360,3 +360,62 @@ def test_the_recall_of_a_round_in_progress_hides_the_hole_card_but_from_the_insp
     assert [c["card"] for c in inspector["cards"]] == CARDS
     assert [c["card"] for c in admin["cards"]] == ["2s", "9h", "9c", "??"], admin["cards"]
     assert "6c" not in json.dumps(admin)
+
+
+def test_checkpoints_stand_for_what_lies_below_them(
+    api: Api, sql: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The running server verifies a chain's new records and signs a checkpoint a little below its head;
+    the start-up's check then begins there (a record changed below it is the inspector's verify's to
+    find, which always starts from the first record), and a record changed above it suspends the table."""
+    from tapete.server import integrity, tables
+
+    monkeypatch.setattr(integrity, "CHECKPOINT_EVERY", 4)
+    monkeypatch.setattr(integrity, "CHECKPOINT_BEHIND", 2)
+    api.user("ana", "player", chips=5_000)
+    api.user("dora", "dealer")
+    table = api.table("blackjack", "live")
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
+    live_deal(api, "dora", table, CARDS)
+    casino = api.client.app.state.casino  # type: ignore[attr-defined]
+    assert api.client.portal.call(integrity.checkpoint_tables, casino.store, 0) == 1  # type: ignore[union-attr]
+    assert api.client.portal.call(integrity.checkpoint_tables, casino.store, 0) == 0  # type: ignore[union-attr]
+    rows = _records(sql, table)
+    with sql.connect() as conn:
+        mark = conn.execute(sa.text("SELECT seq, hash FROM checkpoints WHERE kind = 'table'")).one()
+    assert mark.seq == rows[-1].seq - 2 and mark.hash == rows[mark.seq].hash
+
+    async def startup() -> integrity.StartupReport:
+        async with casino.store.transaction() as tx:
+            found = [tables.row_of(f) for f in await tx.all(tables.ALL_TABLES_LOCKED)]
+            return await integrity.startup(tx, found, lambda _: None)
+
+    below = rows[1]
+    with superuser(sql) as conn:
+        conn.execute(sa.update(EVENTS).where(EVENTS.c.id == below.id).values(event={**below.event, "x": 1}))
+    report = api.client.portal.call(startup)  # type: ignore[union-attr]
+    assert report.suspended == [] and report.records == 2
+    assert api.ok("admin", "GET", f"/api/tables/{table}/verify")["first_bad"] == below.seq
+    above = rows[-1]
+    with superuser(sql) as conn:
+        conn.execute(sa.update(EVENTS).where(EVENTS.c.id == above.id).values(event={**above.event, "x": 1}))
+    report = api.client.portal.call(startup)  # type: ignore[union-attr]
+    assert [(t, seq) for t, seq, _ in report.suspended] == [(table, above.seq)]
+
+
+def test_a_previous_key_still_verifies_what_it_signed(tmp_path: Path) -> None:
+    """After a rotation the previous public key (in previous-keys/ or TAPETE_PREVIOUS_PUBLIC_KEYS) still
+    verifies what it signed; a key nobody trusts does not."""
+    from tapete.server import signing
+
+    old = signing.load_signer(tmp_path / "old")
+    new = signing.load_signer(tmp_path / "new")
+    message = signing.record_message(1, 0, "ab" * 32)
+    signed = old.sign(message)
+    assert not signing.keyring(new, tmp_path / "new").check(message, signed)
+    (tmp_path / "new" / "previous-keys").mkdir()
+    (tmp_path / "new" / "previous-keys" / "old.pub").write_text(old.verifier.pem)
+    ring = signing.keyring(new, tmp_path / "new")
+    assert ring.check(message, signed) and ring.check(message, new.sign(message))
+    assert not ring.check(message, signing.load_signer(tmp_path / "other").sign(message))

@@ -54,6 +54,10 @@ _DUE = q("SELECT id FROM tables WHERE deadline_at <= :now ORDER BY id LIMIT 50 {
 _PING = q("SELECT 1")
 
 
+#: how often a running server verifies its tables' new records and checkpoints them
+CHECKPOINT_SECONDS = 60.0
+
+
 @dataclass(frozen=True)
 class Idem:
     """An Idempotency-Key and the request it belongs to."""
@@ -116,6 +120,7 @@ class Casino:
         )
         self.broker.on_forget = self._forget_heard
         self._timer: asyncio.Task[None] | None = None
+        self._checkpointer: asyncio.Task[None] | None = None
         self.postgres = not settings.sqlite
         #: sessions checked in the database lately: token hash → (caller, monotonic time trusted until)
         self.trusted: dict[str, tuple[Caller, float]] = {}
@@ -140,14 +145,16 @@ class Casino:
                     await note(tx, "round_recovered", table_id=table.id, details={"round": table.round_no})
             await note(tx, "server_started", details={"version": VERSION})
         self._timer = asyncio.create_task(self._timers())
+        self._checkpointer = asyncio.create_task(self._checkpoints())
         return report
 
     async def stop(self) -> None:
         """Stop the timers and the broker, record the stop."""
-        if self._timer is not None:
-            self._timer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._timer
+        for task in (self._timer, self._checkpointer):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         with contextlib.suppress(Exception):
             async with self._write_lock(), self.store.transaction() as tx:
                 await note(tx, "server_stopped", details={"version": VERSION})
@@ -685,6 +692,18 @@ class Casino:
                 raise
             except Exception:
                 log.exception("timer sweep failed")
+
+    async def _checkpoints(self) -> None:
+        """Every `CHECKPOINT_SECONDS`, the chains' new records verified and checkpointed
+        (`integrity.checkpoint_tables`)."""
+        while True:
+            await asyncio.sleep(CHECKPOINT_SECONDS)
+            try:
+                await integrity.checkpoint_tables(self.store)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("checkpoint sweep failed")
 
     async def fire_due(self) -> int:
         """One sweep: every due deadline answered; how many fired."""

@@ -139,9 +139,11 @@ def check_ledger(conn: sa.Connection, keys: signing.Keyring) -> Finding:
     return Finding("ledger", True, count)
 
 
-def verify_database(url: str, public_key: Path, table: int | None = None) -> list[Finding]:
-    """Every table's chain (or one's) and, for the whole database, the ledger."""
-    keys = signing.Keyring((signing.public_from_file(public_key),))
+def verify_database(url: str, public_key: Path | list[Path], table: int | None = None) -> list[Finding]:
+    """Every table's chain (or one's) and, for the whole database, the ledger; a signature by any of
+    the public keys given is the casino's (the current key and those before a rotation)."""
+    files = public_key if isinstance(public_key, list) else [public_key]
+    keys = signing.Keyring(tuple(signing.public_from_file(f) for f in files))
     engine = sa.create_engine(sync_url(url))
     try:
         with engine.connect() as conn:

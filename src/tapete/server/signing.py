@@ -160,8 +160,8 @@ def public_from_file(path: Path) -> Verifier:
 
 
 def load_signer(data_dir: Path, path: str | None = None, say: Any = None) -> Signer:
-    """The casino's signing key: `path` (``--signing-key``), else ``$TAPETE_SIGNING_KEY`` (a path, or the
-    PEM itself), else ``signing.key`` in `data_dir`, made on the first start (mode 0600) and its public
+    """The casino's signing key: `path` (``--signing-key``), else ``$TAPETE_SIGNING_KEY`` (each a path,
+    or the PEM itself), else ``signing.key`` in `data_dir`, made on the first start (mode 0600) and its public
     key's fingerprint said with `say`."""
     given = path or os.environ.get(ENV, "").strip()
     if given:
