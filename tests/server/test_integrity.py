@@ -33,7 +33,6 @@ EVENTS = sa.table(
     sa.column("at", sa.String),
     sa.column("by", sa.String),
     sa.column("hash", sa.String),
-    sa.column("sig", sa.String),
 )
 # Black Jack, one box: 2s 9c to the box, 9h 6c to the dealer; the player stands on 11, the dealer draws
 # Ts (25, bust)

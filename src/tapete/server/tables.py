@@ -287,7 +287,7 @@ def parse_settings(game: object, rules: object, mode: object) -> tuple[str, Comm
 
 
 #: the database's integers (BIGINT): no amount a table's settings can produce may pass this
-MAX_AMOUNT = 2**63 - 1
+BIGINT_MAX = 2**63 - 1
 #: a round's stakes on one seat's spots (a bet, increments, a bonus, the pot bet) and seats at a table,
 #: each bounded generously: the bound below stands for the sum of everything a round can pay
 _SPOTS_BOUND, _SEATS_BOUND = 8, 8
@@ -320,16 +320,16 @@ def check_amounts(settings: dict[str, Any]) -> None:
             money = max(money, value)
         else:
             ratios(value)
-    if money * (ratio + 1) * _SPOTS_BOUND * _SEATS_BOUND > MAX_AMOUNT:
+    if money * (ratio + 1) * _SPOTS_BOUND * _SEATS_BOUND > BIGINT_MAX:
         from tapete.errors import InvalidRules
 
         raise InvalidRules(
             f"these settings could pay beyond the database's integers: a stake of up to {money} paid "
-            f"up to {ratio}:1 (at most {MAX_AMOUNT} in all)",
+            f"up to {ratio}:1 (at most {BIGINT_MAX} in all)",
             key="err.rules.overflow",
             stake=money,
             ratio=ratio,
-            most=MAX_AMOUNT,
+            most=BIGINT_MAX,
         )
 
 
