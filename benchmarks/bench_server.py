@@ -133,6 +133,20 @@ def group_cpu_seconds(pgid: int) -> float:
     return total / ticks
 
 
+def _signing_key() -> str:
+    """A fixed Ed25519 key (PEM) shared by the tool's server processes (the soak runs two)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    key = Ed25519PrivateKey.from_private_bytes(bytes(range(96, 128)))
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+
+
+_SIGNING_KEY = _signing_key()
+
+
 class ServerProcess:
     """One `tapete serve` (with its workers) as a subprocess in its own process group."""
 
@@ -157,6 +171,8 @@ class ServerProcess:
             "TAPETE_HOME": str(self.home),
             "TAPETE_ADMIN_PASSWORD": ADMIN_PASSWORD,
             "TAPETE_SHOE_KEY": "22" * 32,
+            # the processes of one casino sign with one key (docs/security.md)
+            "TAPETE_SIGNING_KEY": _SIGNING_KEY,
         }
         head = (
             [sys.executable, *self.python, "tapete.cli"]
