@@ -214,7 +214,7 @@ def test_a_balance_changed_in_the_database_freezes_the_account(
     server = Server(database_url, tmp_path / "home")
     server.start()
     try:
-        _setup(server)
+        table = _setup(server)
         server.call(
             "admin", "POST", "/api/users", {"username": "bea", "password": "password-123", "role": "player"}
         )
@@ -232,6 +232,10 @@ def test_a_balance_changed_in_the_database_freezes_the_account(
         assert [a["account"] for a in server.call("admin", "GET", "/api/accounts/frozen")["accounts"]] == [
             "wallet:ana"
         ]
+        bet = {"seat": 1, "spot": "main", "amount": 1000}  # nor a bet (it would stop the deal for all)
+        r = server.request("ana", "POST", f"/api/tables/{table}/bets", bet)
+        assert r.status_code == 409 and r.json()["error"]["key"] == "err.account.frozen", r.text
+        assert server.call("ana", "GET", "/api/me")["balance"] == 5_010_000  # what the row says, read
         # without a restart: the next posting finds bea's balance does not follow from her last entry
         with sql.begin() as conn:
             conn.execute(sa.text("UPDATE accounts SET balance = balance + 5000000 WHERE name = 'wallet:bea'"))

@@ -126,8 +126,8 @@ _LOCK_ONE = q("SELECT id FROM accounts WHERE name = :name {lock}")
 _AVAILABLE = q(
     "SELECT balance,"
     " (SELECT COALESCE(SUM(amount), 0) FROM bets WHERE user_id = :user),"
-    " (SELECT COALESCE(SUM(amount), 0) FROM back_bet_requests WHERE user_id = :user AND status = 'waiting')"
-    " FROM accounts WHERE name = :name"
+    " (SELECT COALESCE(SUM(amount), 0) FROM back_bet_requests WHERE user_id = :user AND status = 'waiting'),"
+    " frozen FROM accounts WHERE name = :name"
 )
 
 
@@ -416,6 +416,8 @@ async def available(tx: Tx, user: Player, *, lock: bool = False) -> tuple[int, i
     free chips (each table's own lock does not order them)."""
     known = tx.info.get("funds", {}).get(user.name)
     if known is not None:  # locked and read by `lock_funds` in this transaction, kept up to date since
+        if user.name in tx.info.get("frozen_wallets", ()):
+            _refuse_frozen(user.name)
         return known  # type: ignore[no-any-return]
     name = f"wallet:{user.name}"
     if lock:  # the lock first, alone: on PostgreSQL a statement that waited for a row lock reads the
@@ -424,7 +426,9 @@ async def available(tx: Tx, user: Player, *, lock: bool = False) -> tuple[int, i
     row = await tx.one(_AVAILABLE, {"name": name, "user": user.id})
     if row is None:  # no wallet yet: nothing in it
         return 0, 0
-    balance, committed_bets, committed_asks = (int(v or 0) for v in row)
+    if lock and row[3] is not None:  # frozen: no chips of his move (nor a bet: it would stop the deal)
+        _refuse_frozen(user.name)
+    balance, committed_bets, committed_asks = (int(v or 0) for v in row[:3])
     return balance, balance - committed_bets - committed_asks
 
 
@@ -432,7 +436,7 @@ _FUNDS = q(
     "SELECT u.name, COALESCE(a.balance, 0),"
     " (SELECT COALESCE(SUM(b.amount), 0) FROM bets b WHERE b.user_id = u.id),"
     " (SELECT COALESCE(SUM(r.amount), 0) FROM back_bet_requests r"
-    " WHERE r.user_id = u.id AND r.status = 'waiting')"
+    " WHERE r.user_id = u.id AND r.status = 'waiting'), a.frozen"
     " FROM users u LEFT JOIN accounts a ON a.user_id = u.id AND a.kind = 'wallet' WHERE u.name {in_names}"
 )
 
@@ -443,7 +447,21 @@ async def funds(tx: Tx, names: Iterable[str]) -> dict[str, tuple[int, int]]:
     if wanted is None:
         return {}
     rows = await tx.all(_FUNDS, wanted)
-    return {name: (int(balance), int(balance) - int(b) - int(a)) for name, balance, b, a in rows}
+    frozen = {name for name, *_, why in rows if why is not None}
+    if frozen:  # `available` refuses them
+        tx.info.setdefault("frozen_wallets", set()).update(frozen)
+    return {name: (int(balance), int(balance) - int(b) - int(a)) for name, balance, b, a, _ in rows}
+
+
+def _refuse_frozen(player: str) -> None:
+    """A frozen wallet's chips do not move (server.md): conflict, err.account.frozen."""
+    from tapete.server.errors import Conflict
+
+    raise Conflict(
+        f"the account wallet:{player} is frozen until an administrator reopens it",
+        key="err.account.frozen",
+        account=f"wallet:{player}",
+    )
 
 
 def _funds_params(names: Iterable[str]) -> dict[str, Any] | None:
