@@ -422,3 +422,57 @@ def test_a_previous_key_still_verifies_what_it_signed(tmp_path: Path) -> None:
     ring = signing.keyring(new, tmp_path / "new")
     assert ring.check(message, signed) and ring.check(message, new.sign(message))
     assert not ring.check(message, signing.load_signer(tmp_path / "other").sign(message))
+
+
+def test_offline_verify_checks_the_ledger_too(
+    api: Api, database_url: str, sql: sa.Engine, tmp_path: Path
+) -> None:
+    """`tapete verify --database-url --public-key` without --table: every chain and the whole ledger
+    (signatures, links, balances), from the public key alone; an entry's amount changed fails it."""
+    from tapete.server.offline import verify_database
+
+    api.user("ana", "player", chips=5_000)
+    api.user("dora", "dealer")
+    table = api.table("blackjack", "live")
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
+    live_deal(api, "dora", table, CARDS)
+    api.ok("admin", "POST", "/api/cashier/cash-out", json={"player": "ana", "amount": 1_000})
+    public = tmp_path / "casino.pub"
+    public.write_text(api.ok("admin", "GET", "/api/integrity")["public_key"])
+    found = verify_database(database_url, public)
+    assert [(f.what, f.ok) for f in found] == [(f"table {table}", True), ("ledger", True)], found
+    assert found[1].records >= 4
+    with sql.connect() as conn:
+        entry = conn.execute(sa.text("SELECT id, amount FROM ledger_entries ORDER BY id DESC LIMIT 1")).one()
+    with superuser(sql) as conn:
+        conn.execute(sa.text("UPDATE ledger_entries SET amount = amount * 2 WHERE id = :i"), {"i": entry.id})
+    bad = verify_database(database_url, public)[-1]
+    assert not bad.ok and bad.first_bad == entry.id, bad
+
+
+def test_a_round_read_back_that_fails_its_check_is_not_settled(api: Api, sql: sa.Engine) -> None:
+    """While the server runs: a card of the round in progress changed in the database; the round's end,
+    reading the round back (this process keeps nothing of it here), checks its records before it
+    settles: the step is refused, nothing is paid, and the table is suspended (integrity_failure)."""
+    api.user("ana", "player", chips=5_000)
+    api.user("dora", "dealer")
+    table = api.table("blackjack", "live")
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
+    live_deal(api, "dora", table, CARDS)
+    api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "decline"})
+    api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "stand"})
+    seq = _forge_card(sql, table, "9c", "Ac")
+    casino = api.client.app.state.casino  # type: ignore[attr-defined]
+    for kept in (casino.runtimes, casino.rows, casino.snapshots):  # as another process would: no memory
+        kept.clear()
+    r = api.as_("dora", "POST", f"/api/tables/{table}/cards", json={"card": "Ts"})
+    refused(r, 409, "conflict")
+    assert api.balance("ana") == 4_900
+    doc = api.ok("admin", "GET", f"/api/tables/{table}")
+    assert doc["status"] == "suspended" and doc["reason"] == "integrity"
+    failures = [
+        e for e in api.ok("admin", "GET", "/api/events")["events"] if e["kind"] == "integrity_failure"
+    ]
+    assert [e["details"]["record"] for e in failures] == [seq]

@@ -699,7 +699,7 @@ class Casino:
         while True:
             await asyncio.sleep(CHECKPOINT_SECONDS)
             try:
-                await integrity.checkpoint_tables(self.store)
+                await integrity.checkpoint_tables(self.store, writer=self._write_lock)
             except asyncio.CancelledError:
                 raise
             except Exception:

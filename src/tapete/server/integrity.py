@@ -11,6 +11,7 @@ checked again at the next start, the old ones stand for themselves through the c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -314,12 +315,15 @@ _TABLE_HEADS = q("SELECT id, next_seq FROM tables ORDER BY id")
 _MAX_ENTRY = q("SELECT MAX(id) FROM ledger_entries")
 
 
-async def checkpoint_tables(store: Store, pause: float = 0.01) -> int:
+async def checkpoint_tables(
+    store: Store, pause: float = 0.01, writer: Callable[[], Any] = contextlib.nullcontext
+) -> int:
     """While the server runs: every table whose chain grew by `CHECKPOINT_EVERY` records since its last
     checkpoint has the new part verified (`PACE` records at a time, pausing between them so that the
     tables' steps are not held up) and, when it holds, a signed checkpoint `CHECKPOINT_BEHIND` records
     below its head; a table whose records fail is suspended there and then. So the start-up's check
-    stays short whatever the history and however long the server ran. How many checkpoints it wrote."""
+    stays short whatever the history and however long the server ran. How many checkpoints it wrote.
+    `writer`: the process's writer lock (SQLite's one writer) around each write."""
     written = 0
     async with store.transaction(write=False) as tx:
         heads = [(int(t), int(n)) for t, n in await tx.all(_TABLE_HEADS)]
@@ -349,7 +353,7 @@ async def checkpoint_tables(store: Store, pause: float = 0.01) -> int:
                 prev=prev,
             )
             if not found.ok or not rows:
-                async with store.transaction() as tx:
+                async with writer(), store.transaction() as tx:
                     row = await tx.one(tables.TABLE_LOCKED, {"id": table_id})
                     if row is not None:
                         await suspend(
@@ -362,7 +366,7 @@ async def checkpoint_tables(store: Store, pause: float = 0.01) -> int:
             count, prev = found.records, rows[-1].hash
             await asyncio.sleep(pause)
         else:
-            async with store.transaction() as tx:
+            async with writer(), store.transaction() as tx:
                 await _write_checkpoint(tx, "table", table_id, at, prev)
             written += 1
     return written
