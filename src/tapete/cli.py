@@ -104,14 +104,14 @@ def _verify_database(database_url: str | None, public_key: list[Path] | None, ta
     """`tapete verify --database-url URL --public-key FILE [--table ID]`: exit 1 at the first bad record
     of any chain (or entry of the ledger), 2 when it cannot be checked."""
     from tapete.server.offline import verify_database
-    from tapete.server.signing import KeyError_
+    from tapete.server.signing import SigningKeyError
 
     if database_url is None or not public_key:
         typer.echo("give a log file, or --database-url URL and --public-key FILE", err=True)
         raise typer.Exit(2)
     try:
         findings = verify_database(database_url, public_key, table)
-    except (KeyError_, OSError) as exc:
+    except (SigningKeyError, OSError) as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None
     except Exception as exc:  # the database could not be read: said, not a traceback
@@ -391,7 +391,7 @@ def serve(
     """Serve the casino's tables: the HTTP + WebSocket API (shared/spec/server.md) and the web page."""
     from tapete.server.config import ConfigError
     from tapete.server.main import serve as run_server
-    from tapete.server.signing import KeyError_
+    from tapete.server.signing import SigningKeyError
 
     try:
         run_server(
@@ -402,7 +402,7 @@ def serve(
             workers=workers,
             signing_key=signing_key,
         )
-    except (ConfigError, KeyError_) as exc:
+    except (ConfigError, SigningKeyError) as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None
 

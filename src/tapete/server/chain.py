@@ -288,7 +288,6 @@ def verify_records(
     unsigned_below: int = 0,
     start: int = 0,
     prev: str = GENESIS,
-    count_before: int = 0,
 ) -> ChainReport:
     """Check every record's seq, link, hash and (with `keys`) signature, and that the chain ends at the
     table's `head`. `start`/`prev` begin the check above a checkpoint (the record at `start` - 1 hashed

@@ -24,7 +24,7 @@ ENV = "TAPETE_SIGNING_KEY"
 FILE = "signing.key"
 
 
-class KeyError_(ValueError):
+class SigningKeyError(ValueError):
     """A signing or public key that cannot be read (said to the operator)."""
 
 
@@ -130,13 +130,13 @@ def checkpoint_message(kind: str, table_id: int | None, seq: int, digest: str) -
 
 # -- loading ---------------------------------------------------------------------------------------------
 def private_from_pem(data: bytes, where: str) -> Signer:
-    """A signer from a PEM private key (KeyError_ when it is not an Ed25519 one)."""
+    """A signer from a PEM private key (SigningKeyError when it is not an Ed25519 one)."""
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError) as exc:
-        raise KeyError_(f"{where}: not a PEM private key without a password ({exc})") from None
+        raise SigningKeyError(f"{where}: not a PEM private key without a password ({exc})") from None
     if not isinstance(key, Ed25519PrivateKey):
-        raise KeyError_(f"{where}: the signing key must be an Ed25519 key")
+        raise SigningKeyError(f"{where}: the signing key must be an Ed25519 key")
     return Signer(key)
 
 
@@ -153,9 +153,9 @@ def public_from_file(path: Path) -> Verifier:
         else:
             key = Ed25519PublicKey.from_public_bytes(base64.b64decode(text, validate=True))
     except (ValueError, TypeError) as exc:
-        raise KeyError_(f"{path}: not an Ed25519 public key ({exc})") from None
+        raise SigningKeyError(f"{path}: not an Ed25519 public key ({exc})") from None
     if not isinstance(key, Ed25519PublicKey):
-        raise KeyError_(f"{path}: not an Ed25519 public key")
+        raise SigningKeyError(f"{path}: not an Ed25519 public key")
     return Verifier(key)
 
 
@@ -169,7 +169,7 @@ def load_signer(data_dir: Path, path: str | None = None, say: Any = None) -> Sig
             return private_from_pem(given.encode(), ENV)
         file = Path(given)
         if not file.exists():
-            raise KeyError_(f"no signing key at {file}")
+            raise SigningKeyError(f"no signing key at {file}")
         return private_from_pem(file.read_bytes(), str(file))
     file = data_dir / FILE
     if file.exists():
