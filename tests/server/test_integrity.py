@@ -363,6 +363,10 @@ def test_the_recall_of_a_round_in_progress_hides_the_hole_card_but_from_the_insp
     assert [c["card"] for c in inspector["cards"]] == CARDS
     assert [c["card"] for c in admin["cards"]] == ["2s", "9h", "9c", "??"], admin["cards"]
     assert "6c" not in json.dumps(admin)
+    # nor through the exported log: the administrator's ends before the round in progress
+    admin_log = api.as_("admin", "GET", f"/api/tables/{table}/log").text
+    inspector_log = api.as_("ines", "GET", f"/api/tables/{table}/log").text
+    assert '"6c"' in inspector_log and '"6c"' not in admin_log and inspector_log.startswith(admin_log)
 
 
 def test_checkpoints_stand_for_what_lies_below_them(

@@ -876,13 +876,19 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
 
     @api.get("/api/tables/{table_id}/log", tags=["inspector"])
     async def get_log(table_id: Id, caller: Who) -> PlainTextResponse:
-        """The table's chain as JSON lines (what `tapete verify FILE` checks), for the inspector."""
+        """The table's chain as JSON lines (what `tapete verify FILE` checks), for the inspector. The
+        administrator's ends before the round in progress (server.md: nobody but the inspector reads a
+        card the table has not shown; a censored record would no longer hash, a prefix still verifies)."""
         caller.need("inspector", "admin")
         from tapete.server import chain
 
         async with casino.db() as db:
-            await _table(db, table_id)
+            table = await _table(db, table_id)
             rows = await chain.records(db, table_id)
+            if caller.role != "inspector" and table.in_round:
+                playing = str(table.round_no)
+                cut = next((i for i, r in enumerate(rows) if r.round == playing), len(rows))
+                rows = rows[:cut]
             lines = [json.dumps(chain.record_of(r), ensure_ascii=False, sort_keys=True) for r in rows]
             return PlainTextResponse(
                 "\n".join(lines) + ("\n" if lines else ""), media_type="application/jsonl"
