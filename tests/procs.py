@@ -20,6 +20,18 @@ import httpx
 ADMIN_PASSWORD = "admin-password-1"
 
 
+def signing_key_pem(seed: int = 64) -> str:
+    """A fixed Ed25519 private key (PEM) every test server process shares (a casino's processes share
+    their signing key, as they share the shoe key); `TAPETE_SIGNING_KEY` set to "" makes one of its own."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    key = Ed25519PrivateKey.from_private_bytes(bytes(range(seed, seed + 32)))
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+
+
 def free_port() -> int:
     """A loopback port nobody listens on now."""
     with socket.socket() as s:
@@ -83,6 +95,7 @@ class Server:
             "TAPETE_HOME": str(self.home),
             "TAPETE_ADMIN_PASSWORD": self.admin_password,
             "TAPETE_SHOE_KEY": "11" * 32,
+            "TAPETE_SIGNING_KEY": signing_key_pem(),
             **self.env,
         }
         head = [sys.executable, *self.python] if self.python else [sys.executable, "-m"]

@@ -43,13 +43,32 @@ def scenario(
 
 @app.command()
 def verify(
-    log: Annotated[Path, typer.Argument(help="an event log (JSON lines) written by a table")],
+    log: Annotated[Path | None, typer.Argument(help="an event log (JSON lines) written by a table")] = None,
     recall_rounds: Annotated[
         bool, typer.Option("--recall/--no-recall", help="also replay every round")
     ] = True,
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            help="a copy of a casino's database (sqlite:///PATH or postgresql://…), checked offline"
+        ),
+    ] = None,
+    public_key: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="the casino's public key (PEM, GET /api/integrity), for --database-url; again for each"
+            " previous key after a rotation"
+        ),
+    ] = None,
+    table: Annotated[int | None, typer.Option(help="only this table's chain (with --database-url)")] = None,
 ) -> None:
-    """Check a log's SHA-256 chain and name the first bad record; replay each round from its events."""
+    """Check a log's SHA-256 chain and name the first bad record; replay each round from its events. With
+    --database-url and --public-key: a database's chains and ledger, signatures included, offline."""
     from tapete.log import iter_round_events, recall, verify_file
+
+    if database_url is not None or log is None:
+        _verify_database(database_url, public_key, table)
+        return
 
     try:
         report = verify_file(log)
@@ -79,6 +98,37 @@ def verify(
         typer.echo(f"recall: {n - bad} of {n} rounds rebuilt exactly from their events")
         if bad:
             raise typer.Exit(1)
+
+
+def _verify_database(database_url: str | None, public_key: list[Path] | None, table: int | None) -> None:
+    """`tapete verify --database-url URL --public-key FILE [--table ID]`: exit 1 at the first bad record
+    of any chain (or entry of the ledger), 2 when it cannot be checked."""
+    from tapete.server.offline import verify_database
+    from tapete.server.signing import SigningKeyError
+
+    if database_url is None or not public_key:
+        typer.echo("give a log file, or --database-url URL and --public-key FILE", err=True)
+        raise typer.Exit(2)
+    try:
+        findings = verify_database(database_url, public_key, table)
+    except (SigningKeyError, OSError) as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    except Exception as exc:  # the database could not be read: said, not a traceback
+        typer.echo(f"cannot read {database_url}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if table is not None and not findings:
+        typer.echo(f"no table {table}", err=True)
+        raise typer.Exit(2)
+    bad = 0
+    for found in findings:
+        if found.ok:
+            typer.echo(f"OK: {found.what}: {found.records} records, hashes, links and signatures hold")
+        else:
+            bad += 1
+            typer.echo(f"BROKEN {found.what} at record {found.first_bad}: {found.reason}")
+    if bad:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -338,10 +388,18 @@ def serve(
             " (else $TAPETE_REQUIRE_IDENTITY)",
         ),
     ] = False,
+    signing_key: Annotated[
+        str | None,
+        typer.Option(
+            help="the Ed25519 private key (PEM) every record and entry is signed with"
+            " (else $TAPETE_SIGNING_KEY, else signing.key in $TAPETE_HOME, made on the first start)"
+        ),
+    ] = None,
 ) -> None:
     """Serve the casino's tables: the HTTP + WebSocket API (shared/spec/server.md) and the web page."""
     from tapete.server.config import ConfigError
     from tapete.server.main import serve as run_server
+    from tapete.server.signing import SigningKeyError
 
     try:
         run_server(
@@ -351,8 +409,9 @@ def serve(
             broker_url=broker_url,
             workers=workers,
             require_identity=require_identity,
+            signing_key=signing_key,
         )
-    except ConfigError as exc:
+    except (ConfigError, SigningKeyError) as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None
 

@@ -83,8 +83,24 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path, migrated: dict[
         yield url
 
 
+def _test_signing_key() -> str:
+    """One fixed Ed25519 key (PEM) for every test casino: the processes of one casino share their
+    signing key, so two test casinos on one database (two writers) must too."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    key = Ed25519PrivateKey.from_private_bytes(bytes(range(32, 64)))
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+
+
+TEST_SIGNING_KEY = _test_signing_key()
+
+
 def settings_for(url: str, data_dir: Path, **extra: Any) -> Settings:
-    """A test casino's settings (a fixed shoe key, fast timers)."""
+    """A test casino's settings (fixed shoe and signing keys, fast timers)."""
+    extra.setdefault("signing_key", TEST_SIGNING_KEY)
     return Settings(
         database_url=url,
         data_dir=data_dir,

@@ -125,6 +125,11 @@ def endpoints(w: dict[str, int]) -> list[Endpoint]:
         Endpoint("GET", f"/api/tables/{card}/log", frozenset({"inspector", "admin"}), mutates=False),
         Endpoint("GET", "/api/reports/tables", frozenset({"inspector", "admin"}), mutates=False),
         Endpoint("GET", "/api/events", frozenset({"inspector", "admin"}), mutates=False),
+        Endpoint("GET", "/api/integrity", frozenset({"inspector", "admin"}), mutates=False),
+        Endpoint("GET", "/api/accounts/frozen", frozenset({"admin", "inspector", "cashier"}), mutates=False),
+        Endpoint(
+            "POST", "/api/accounts/reopen", frozenset({"admin"}), {"account": "ana", "reason": "checked"}
+        ),
         Endpoint("POST", f"/api/tables/{bet}/deal", frozenset({"dealer", "admin"})),
         Endpoint("GET", f"/api/tables/{bet}/scoreboard", ANY, mutates=False),
         Endpoint("DELETE", f"/api/tables/{proc}/bets/last", frozenset({"player"})),

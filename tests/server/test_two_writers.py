@@ -486,7 +486,9 @@ def test_a_round_s_end_that_did_not_read_the_table_s_chips_is_refused_when_they_
     """A round's end sent unread does not read the table's chips: it settles what its bettors staked and
     the database checks that the table's account is then at zero. Chips on the table that no stake
     explains (put there behind the server's back) fail that check; the step is taken again, reading the
-    account, and they go to the house as the read end always settled them."""
+    account — and its entries do not follow from the account's last one (server.md, "a ledger that
+    reconciles"): the database refuses them, the table's account is frozen (account_frozen) and the
+    step is conflict, err.account.frozen, nothing moved."""
     import psycopg
 
     url, table, tokens = casino_db
@@ -502,19 +504,22 @@ def test_a_round_s_end_that_did_not_read_the_table_s_chips_is_refused_when_they_
         round_no = a.rows[table].round_no
         with psycopg.connect(url, autocommit=True) as other:
             other.execute("UPDATE accounts SET balance = balance + 7 WHERE name = %s", (f"table:{table}",))
-        await _stand(a, table, p1)
+        with pytest.raises(TapeteError) as refused:
+            await _stand(a, table, p1)
+        assert refused.value.key == "err.account.frozen"
         async with a.store.transaction(write=False) as tx:
             left = await tx.value(q("SELECT balance FROM accounts WHERE name = :n"), {"n": f"table:{table}"})
-            unowned = await tx.all(
+            frozen = await tx.value(q("SELECT frozen FROM accounts WHERE name = :n"), {"n": f"table:{table}"})
+            settled = await tx.all(
                 q(
-                    "SELECT e.kind, e.amount FROM ledger_entries e WHERE e.round_no = :r AND e.table_id = :t"
-                    " AND e.player IS NULL ORDER BY e.kind"
+                    "SELECT e.kind FROM ledger_entries e"
+                    " WHERE e.round_no = :r AND e.table_id = :t AND e.kind = 'settle'"
                 ),
                 {"r": round_no, "t": table},
             )
         await a.dispose()
-        return int(left), unowned
+        assert frozen and not settled
+        return int(left), []
 
     left, unowned = asyncio.run(scenario())
-    assert left == 0
-    assert unowned == [("house", 7), ("settle", -7)]
+    assert left > 0 and unowned == []  # the stakes and the 7 stay on the table until it is reopened

@@ -39,6 +39,8 @@ from tapete.server import (
     betting,
     control_api,
     inspector,
+    integrity,
+    integrity_api,
     ledger,
     openapi,
     protection,
@@ -359,6 +361,7 @@ def create_app(casino: Casino) -> FastAPI:
         protection_api.router(casino),
         shoeboard.router(casino),
         betting.router(casino),
+        integrity_api.router(casino),
     ]
     stack = app.build_middleware_stack
     # the fast lane in front of FastAPI, and the guard (headers, body limit) in front of everything
@@ -736,9 +739,11 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
         async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
             if body.status == "closed" and table.in_round:
                 raise Conflict("a table is closed between rounds", key="err.api.close_in_round")
-            before = table.status
+            before, was = table.status, table.status_reason
             table.status = body.status
             table.status_reason = body.reason
+            if before == "suspended" and was == integrity.REASON and body.status == "open":
+                await integrity.accept(tx, table, caller.name, body.reason)
             await tables.note(
                 tx,
                 f"table_{body.status}",
@@ -950,7 +955,7 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
         """Recall of a round: cards in deal order, decisions with times, procedures, every ledger entry."""
         caller.need("inspector", "admin")
         async with casino.db() as db:
-            return await inspector.recall(db, await _table(db, table_id), n)
+            return await inspector.recall(db, await _table(db, table_id), n, role=caller.role)
 
     @api.get("/api/tables/{table_id}/verify", tags=["inspector"])
     async def get_verify(table_id: Id, caller: Who) -> dict[str, Any]:
@@ -961,13 +966,19 @@ def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
 
     @api.get("/api/tables/{table_id}/log", tags=["inspector"])
     async def get_log(table_id: Id, caller: Who) -> PlainTextResponse:
-        """The table's chain as JSON lines (what `tapete verify FILE` checks), for the inspector."""
+        """The table's chain as JSON lines (what `tapete verify FILE` checks), for the inspector. The
+        administrator's ends before the round in progress (server.md: nobody but the inspector reads a
+        card the table has not shown; a censored record would no longer hash, a prefix still verifies)."""
         caller.need("inspector", "admin")
         from tapete.server import chain
 
         async with casino.db() as db:
-            await _table(db, table_id)
+            table = await _table(db, table_id)
             rows = await chain.records(db, table_id)
+            if caller.role != "inspector" and table.in_round:
+                playing = str(table.round_no)
+                cut = next((i for i, r in enumerate(rows) if r.round == playing), len(rows))
+                rows = rows[:cut]
             lines = [json.dumps(chain.record_of(r), ensure_ascii=False, sort_keys=True) for r in rows]
             return PlainTextResponse(
                 "\n".join(lines) + ("\n" if lines else ""), media_type="application/jsonl"

@@ -27,7 +27,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import TapeteError
-from tapete.server import chain, ledger, state, tables
+from tapete.server import chain, integrity, ledger, signing, state, tables
 from tapete.server.accounts import (
     Caller,
     authenticate,
@@ -43,7 +43,7 @@ from tapete.server.errors import Conflict, InsufficientFunds, NotFound
 from tapete.server.models import User, utcnow
 from tapete.server.protection import Protection
 from tapete.server.push import Broker, LocalBroker, RedisBroker
-from tapete.server.sql import Json, Stale, Store, Tx, Unavailable, Violation, q
+from tapete.server.sql import Frozen, Json, Stale, Store, Tx, Unavailable, Violation, q
 from tapete.server.tables import TableRow, TableRuntime, note
 
 log = logging.getLogger("tapete.server")
@@ -62,6 +62,10 @@ _ANSWER = q(
 )
 _DUE = q("SELECT id FROM tables WHERE deadline_at <= :now ORDER BY id LIMIT 50 {skip_locked}")
 _PING = q("SELECT 1")
+
+
+#: how often a running server verifies its tables' new records and checkpoints them
+CHECKPOINT_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -102,8 +106,12 @@ class Replay(Exception):
 class Casino:
     """One server process's view of the casino."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, say: Callable[[str], None] | None = None) -> None:
         self.settings = settings
+        #: the casino's Ed25519 key: every chain record and ledger entry this process writes is signed
+        self.signer = signing.load_signer(settings.data_dir, settings.signing_key, say=say)
+        self.keys = signing.keyring(self.signer, settings.data_dir)
+        signing.use(self.signer, self.keys)
         #: SQLAlchemy's engine: the people's rows (users, sessions, logins) and the inspector's reads
         self.engine = make_engine(settings.database_url)
         self.db = sessions(self.engine)
@@ -122,6 +130,7 @@ class Casino:
         )
         self.broker.on_forget = self._forget_heard
         self._timer: asyncio.Task[None] | None = None
+        self._checkpointer: asyncio.Task[None] | None = None
         self.postgres = not settings.sqlite
         #: sessions checked in the database lately: token hash → (caller, monotonic time trusted until)
         self.trusted: dict[str, tuple[Caller, float]] = {}
@@ -134,24 +143,44 @@ class Casino:
         self.protection = Protection(self)
 
     # -- start and stop ------------------------------------------------------------------------------
-    async def start(self) -> None:
-        """Connect the broker, check every table's chain head, start the timers."""
+    async def start(self, say: Callable[[str], None] | None = None) -> integrity.StartupReport:
+        """Connect the broker, verify every table's chain and the ledger (`integrity.startup`: a table
+        that fails is suspended, an account frozen, and the output says so), start the timers."""
         await self.broker.start()
         await asyncio.to_thread(dummy_hash)  # the first login of an absent name costs what the others do
         async with self._write_lock(), self.store.transaction() as tx:
             # another process may be playing: its next commit must not fall between the table's row and
             # its records as they are read (PostgreSQL locks the rows it checks)
-            for found in await tx.all(tables.ALL_TABLES_LOCKED):
-                await self._check_head(tx, tables.row_of(found))
+            rows = [tables.row_of(found) for found in await tx.all(tables.ALL_TABLES_LOCKED)]
+            report = await integrity.startup(tx, rows, say or _say)
+            for table in rows:
+                if table.in_round:
+                    await note(tx, "round_recovered", table_id=table.id, details={"round": table.round_no})
+                if table.in_round and table.status == "open" and table.deadline_kind == "turn":
+                    await self._turn_again(tx, table)
             await note(tx, "server_started", details={"version": VERSION})
         self._timer = asyncio.create_task(self._timers())
+        self._checkpointer = asyncio.create_task(self._checkpoints())
+        return report
+
+    @staticmethod
+    async def _turn_again(tx: Tx, table: TableRow) -> None:
+        """The holder whose turn it was could not play while the server was down: his whole turn time
+        again from now (the timer's fence, the chain's next seq, is kept)."""
+        if not table.turn_seconds:
+            return
+        before = table.copy()
+        table.deadline_at = utcnow() + timedelta(seconds=table.turn_seconds)
+        table.version += 1  # every process's picture of the table is now stale
+        await tables.write_row(tx, table, before)
 
     async def stop(self) -> None:
         """Stop the timers and the broker, record the stop."""
-        if self._timer is not None:
-            self._timer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._timer
+        for task in (self._timer, self._checkpointer):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         with contextlib.suppress(Exception):
             async with self._write_lock(), self.store.transaction() as tx:
                 await note(tx, "server_stopped", details={"version": VERSION})
@@ -162,37 +191,6 @@ class Casino:
         """Close this process's connections to the database (both kinds)."""
         await self.store.close()
         await self.engine.dispose()
-
-    async def _check_head(self, tx: Tx, table: TableRow) -> None:
-        """A table whose chain head does not check (the last record's hash, its link, the table's head)
-        is suspended until an administrator reopens it with a reason."""
-        rows = await chain.load(tx, table.id, start=max(table.next_seq - 2, 0))
-        reason = ""
-        if table.next_seq == 0:
-            reason = "records exist beyond the table's head" if rows else ""
-        elif not rows or rows[-1].seq != table.next_seq - 1 or rows[-1].hash != table.head_hash:
-            reason = "the table's head is not its last record"
-        elif chain.record_digest(chain.record_of(rows[-1])) != rows[-1].hash:
-            reason = f"record {rows[-1].seq}'s hash does not match its content"
-        elif len(rows) == 2 and rows[1].prev != rows[0].hash:
-            reason = f"record {rows[1].seq} does not link to the record before it"
-        if reason and table.status != "suspended":
-            before = table.copy()
-            table.status = "suspended"
-            table.version += 1  # every process's cache of the table is now stale
-            table.status_reason = f"chain check failed at start: {reason}"
-            table.deadline_at = table.deadline_kind = table.deadline_version = None  # no timer plays
-            await tables.write_row(tx, table, before)
-            await note(tx, "table_suspended", table_id=table.id, details={"reason": table.status_reason})
-        if table.in_round:
-            await note(tx, "round_recovered", table_id=table.id, details={"round": table.round_no})
-            if table.status == "open" and table.deadline_kind == "turn" and table.turn_seconds:
-                # the holder whose turn it was could not play while the server was down: his whole turn
-                # time again from now (the timer's fence, the chain's next seq, is kept)
-                before = table.copy()
-                table.deadline_at = utcnow() + timedelta(seconds=table.turn_seconds)
-                table.version += 1  # every process's picture of the table is now stale
-                await tables.write_row(tx, table, before)
 
     # -- transactions --------------------------------------------------------------------------------
     async def run(self, fn: Callable[[AsyncSession], Awaitable[T]]) -> T:
@@ -229,8 +227,12 @@ class Casino:
 
     async def _refused_by_database(self, exc: Violation, caller: Caller | None, idem: Idem | None) -> None:
         """What a constraint's refusal says to the caller (the transaction was rolled back): a wallet
-        below zero is insufficient_funds; the same Idempotency-Key committed by a request at the same
-        moment gives that request's answer; anything else is a race to try again."""
+        below zero is insufficient_funds; a ledger entry on an account that is frozen or does not
+        reconcile freezes it and is conflict (err.account.frozen); the same Idempotency-Key committed by
+        a request at the same moment gives that request's answer; anything else is a race to try
+        again."""
+        if isinstance(exc, Frozen):
+            await self.frozen(exc)
         if "wallet_never_negative" in str(exc):
             raise InsufficientFunds("the wallet cannot cover this", key="err.api.funds_db") from None
         if (
@@ -241,6 +243,41 @@ class Casino:
             async with self.store.transaction(write=False) as tx:
                 await self._replay(tx, caller, idem)
         raise Conflict("another request changed this first: try again", key="err.api.race") from None
+
+    async def frozen(self, exc: Frozen) -> None:
+        """A ledger entry the database refused (migration 0005's trigger): its account is frozen now (in
+        a transaction of its own: the refused one was rolled back) and the request is conflict."""
+        name = None
+        # (the caller holds the writer's lock: SQLite's one writer)
+        async with self.store.transaction() as tx:
+            if exc.account_id is not None:
+                why = "its balance does not follow from its last ledger entry"
+                name = await integrity.freeze(tx, exc.account_id, why) or await tx.value(
+                    integrity._ACCOUNT_NAME, {"id": exc.account_id}
+                )
+            else:  # SQLite's refusal does not name the account: every balance against its last entry
+                name = ", ".join(await integrity.reconcile(tx)) or None
+        raise Conflict(
+            f"the account {name} is frozen until an administrator reopens it",
+            key="err.account.frozen",
+            account=name or "?",
+        ) from None
+
+    async def integrity_failed(self, exc: chain.IntegrityFailure) -> None:
+        """A round's records failed their check before it settled: the table is suspended (in a
+        transaction of its own: the step was rolled back), and the request is conflict. (The caller
+        holds the writer's lock: SQLite's one writer.)"""
+        async with self.store.transaction() as tx:
+            found = await tx.one(tables.TABLE_LOCKED, {"id": exc.table_id})
+            if found is not None:
+                await integrity.suspend(tx, tables.row_of(found), exc.seq, exc.reason)
+        self.rows.pop(exc.table_id, None)
+        log.error("integrity failure at table %s, record %s: %s", exc.table_id, exc.seq, exc.reason)
+        raise Conflict(
+            f"table {exc.table_id} is suspended: its record {exc.seq} failed its check",
+            key="err.api.table_status",
+            status="suspended",
+        ) from None
 
     def _write_lock(self) -> Any:
         return self.writer if not self.postgres else contextlib.nullcontext()
@@ -467,6 +504,8 @@ class Casino:
                 await self._verify_unread(table_id, known)  # a refusal from what it knew: still so?
             if isinstance(exc, Violation):
                 await self._refused_by_database(exc, caller, idem)
+            if isinstance(exc, chain.IntegrityFailure):
+                await self.integrity_failed(exc)
             raise
         await tables.settle_ids(tx)  # committed: the ids its inserts gave back, in the COMMIT's round trip
         tables.keep_round_records(rt, start, table, tx)
@@ -683,6 +722,18 @@ class Casino:
             except Exception:
                 log.exception("timer sweep failed")
 
+    async def _checkpoints(self) -> None:
+        """Every `CHECKPOINT_SECONDS`, the chains' new records verified and checkpointed
+        (`integrity.checkpoint_tables`)."""
+        while True:
+            await asyncio.sleep(CHECKPOINT_SECONDS)
+            try:
+                await integrity.checkpoint_tables(self.store, writer=self._write_lock)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("checkpoint sweep failed")
+
     async def fire_due(self) -> int:
         """One sweep: every due deadline answered; how many fired."""
         async with self.store.autocommit() as tx:
@@ -743,6 +794,12 @@ async def bootstrap(casino: Casino, say: Callable[[str], None]) -> None:
         say(f"demo player: demo  password: {demo[1]}  (S/ 1,000.00 in chips, a Black Jack table)")
 
 
+def _say(text: str) -> None:
+    """The start-up's output (the server's standard output and its log)."""
+    print(text, flush=True)
+    log.warning(text)
+
+
 @asynccontextmanager
 async def lifespan_of(casino: Casino) -> AsyncIterator[None]:
     """Start and stop the casino with the app."""
@@ -758,7 +815,8 @@ def prepare(settings: Settings, say: Callable[[str], None] = print) -> Casino:
     migrate(settings.database_url)
     if not settings.shoe_key:
         settings.shoe_key = load_shoe_key(settings)
-    casino = Casino(settings)
+    casino = Casino(settings, say)
+    say(f"signing key: Ed25519, public key fingerprint SHA256:{casino.signer.verifier.fingerprint}")
     asyncio.run(_bootstrap_then_dispose(casino, say))
     return Casino(settings)
 

@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.games.base import Event
 from tapete.log import GENESIS, canonical
+from tapete.server import signing
 from tapete.server.models import EventRecord, utcnow
 from tapete.server.sql import Json, Rows, Tx, dumps, q
 from tapete.server.table_row import TableRow
@@ -31,10 +32,12 @@ class Record:
     at: str
     by: str | None
     hash: str
+    #: the server's signature of (table, seq, hash), base64 (`signing.record_message`)
+    sig: str | None = None
 
 
 AnyRecord = Record | EventRecord
-_COLUMNS = 'seq, "round", event, prev, "at", "by", hash'
+_COLUMNS = 'seq, "round", event, prev, "at", "by", hash, sig'
 #: a table's records, as `append` writes them
 RECORDS = Rows(
     "events",
@@ -48,6 +51,7 @@ RECORDS = Rows(
         ("at", "varchar"),
         ("by", "varchar"),
         ("hash", "varchar"),
+        ("sig", "text"),
     ),
 )
 _OF_ROUND = q(f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND round_no = :r ORDER BY seq", json=[2])
@@ -90,6 +94,7 @@ async def append(
     if first is None:
         tx.info["chain_first_seq"][table.id] = table.next_seq
     at = utcnow().isoformat().replace("+00:00", "Z")
+    signer = signing.current()
     for event in events:
         record = {
             "seq": table.next_seq,
@@ -100,6 +105,7 @@ async def append(
             "by": by,
         }
         digest = record_digest(record)
+        sig = signer.sign(signing.record_message(table.id, table.next_seq, digest))
         values.append(
             {
                 "table_id": table.id,
@@ -111,9 +117,10 @@ async def append(
                 "at": at,
                 "by": by,
                 "hash": digest,
+                "sig": sig,
             }
         )
-        rows.append(Record(table.next_seq, str(round_id), event, table.head_hash, at, by, digest))
+        rows.append(Record(table.next_seq, str(round_id), event, table.head_hash, at, by, digest, sig))
         table.next_seq += 1
         table.head_hash = digest
     # one call for the step's records (held back until the step's transaction begins, or written with
@@ -182,10 +189,12 @@ async def round_records(tx: Tx, table: TableRow, round_id: int, kept: Kept | Non
     if known is not None:
         events = pydantic_core.from_json(dumps([r.event for r in known]))
         return [
-            Record(r.seq, r.round, e, r.prev, r.at, r.by, r.hash) for r, e in zip(known, events, strict=True)
+            Record(r.seq, r.round, e, r.prev, r.at, r.by, r.hash, r.sig)
+            for r, e in zip(known, events, strict=True)
         ] + ours
-    found = await tx.all(_OF_ROUND_BEFORE, _round_before(tx, table, round_id))
-    return [Record(*row) for row in found] + ours
+    found = [Record(*row) for row in await tx.all(_OF_ROUND_BEFORE, _round_before(tx, table, round_id))]
+    check_round(table.id, found, ours[0] if ours else None)
+    return found + ours
 
 
 async def load(tx: Tx, table_id: int, *, start: int = 0, round_id: int | None = None) -> list[Record]:
@@ -227,22 +236,69 @@ class ChainReport:
         return {"ok": False, "first_bad": self.first_bad, "reason": self.reason, "records": self.records}
 
 
-def verify_records(rows: Iterable[AnyRecord], head: str | None = None) -> ChainReport:
-    """Check every record's seq, link and hash, and that the chain ends at the table's `head`."""
-    prev = GENESIS
-    count = 0
+class IntegrityFailure(Exception):
+    """A table's records failed their check (a hash, a link or a signature): the table is suspended
+    (reason ``integrity``) and a significant event ``integrity_failure`` names the first bad record."""
+
+    def __init__(self, table_id: int, seq: int, reason: str) -> None:
+        super().__init__(reason)
+        self.table_id, self.seq, self.reason = table_id, seq, reason
+
+
+def record_fault(
+    table_id: int, row: AnyRecord, prev: str, keys: signing.Keyring | None, unsigned_below: int = 0
+) -> str:
+    """Why `row` fails (its link to `prev`, its hash, its signature), or "" when it holds. Records below
+    `unsigned_below` predate signatures (migration 0005): their hashes and links alone are checked."""
+    if row.prev != prev:
+        return f"record {row.seq} does not link to the previous record's hash"
+    if record_digest(record_of(row)) != row.hash:
+        return f"record {row.seq}'s hash does not match its content"
+    if (
+        keys is not None
+        and row.seq >= unsigned_below
+        and not keys.check(signing.record_message(table_id, row.seq, row.hash), row.sig)
+    ):
+        return f"record {row.seq}'s signature is not the casino's"
+    return ""
+
+
+def check_round(table_id: int, rows: Sequence[Record], following: Record | None = None) -> None:
+    """A round's records as read from the database, checked again before the round settles: each one's
+    hash, its link to the one before it, its signature (IntegrityFailure at the first bad one)."""
+    keys = signing.trusted()
+    prev = rows[0].prev if rows else ""
     for row in rows:
-        record = record_of(row)
+        fault = record_fault(table_id, row, prev, keys)
+        if fault:
+            raise IntegrityFailure(table_id, row.seq, fault)
+        prev = row.hash
+    if following is not None and rows and following.prev != prev:
+        raise IntegrityFailure(table_id, following.seq, f"record {following.seq} does not link to its round")
+
+
+def verify_records(
+    rows: Iterable[AnyRecord],
+    head: str | None = None,
+    *,
+    table_id: int | None = None,
+    keys: signing.Keyring | None = None,
+    unsigned_below: int = 0,
+    start: int = 0,
+    prev: str = GENESIS,
+) -> ChainReport:
+    """Check every record's seq, link, hash and (with `keys`) signature, and that the chain ends at the
+    table's `head`. `start`/`prev` begin the check above a checkpoint (the record at `start` - 1 hashed
+    to `prev`)."""
+    count = start
+    for row in rows:
         if row.seq != count:
             return ChainReport(
                 False, count, row.seq, f"record {row.seq} is out of sequence (expected {count})"
             )
-        if row.prev != prev:
-            return ChainReport(
-                False, count, row.seq, f"record {row.seq} does not link to the previous record's hash"
-            )
-        if record_digest(record) != row.hash:
-            return ChainReport(False, count, row.seq, f"record {row.seq}'s hash does not match its content")
+        fault = record_fault(table_id or 0, row, prev, keys if table_id is not None else None, unsigned_below)
+        if fault:
+            return ChainReport(False, count, row.seq, fault)
         prev = row.hash
         count += 1
     if head is not None and head != prev:

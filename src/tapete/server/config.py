@@ -58,6 +58,9 @@ class Settings:
     clock: Callable[[], datetime] = utc_clock
     admin_password: str | None = None
     shoe_key: bytes = b""
+    #: the Ed25519 private key's file (``--signing-key``; else $TAPETE_SIGNING_KEY, else the data
+    #: directory's ``signing.key``, made on the first start): `signing.load_signer`
+    signing_key: str | None = None
     #: how often each process looks for deadlines that came due (turn and betting timers)
     timer_interval_seconds: float = 0.25
     #: the table a fresh embedded casino opens so a newcomer can play at once (tapete serve)

@@ -15,11 +15,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.games import round_class
 from tapete.games.base import CARD, Viewer
-from tapete.server import chain
+from tapete.server import chain, integrity, signing
 from tapete.server.errors import NotFound
 from tapete.server.models import (
     Account,
     CasinoTable,
+    Checkpoint,
     EventRecord,
     LedgerEntry,
     RoundRow,
@@ -76,8 +77,26 @@ def _entry_json(entry: LedgerEntry, account: str) -> dict[str, Any]:
     }
 
 
-async def recall(db: AsyncSession, table: CasinoTable, round_no: int) -> dict[str, Any]:
-    """server.md's recall of round `round_no` (NotFound for a round the table never played)."""
+def _as_seen(game: str, records: list[Any], viewer: Viewer) -> list[chain.Record]:
+    """A round's records as `viewer` may see them now (the game's censor): an event the viewer may not
+    see is left out, a card he may not see yet is hidden. The censor keeps the events' order and drops
+    or trims them, so each kept event is matched to its record by its type, in order."""
+    seen = round_class(game).censor([r.event for r in records], viewer)
+    out: list[chain.Record] = []
+    j = 0
+    for r in records:
+        if j < len(seen) and seen[j].get("type") == r.event.get("type"):
+            out.append(chain.Record(r.seq, r.round, seen[j], r.prev, r.at, r.by, r.hash, r.sig))
+            j += 1
+    return out
+
+
+async def recall(
+    db: AsyncSession, table: CasinoTable, round_no: int, *, role: str = "inspector"
+) -> dict[str, Any]:
+    """server.md's recall of round `round_no` (NotFound for a round the table never played). While the
+    round is in progress, only the inspector reads a card the table has not shown: anyone else (`role`:
+    the administrator) reads the round as the dealer sees it; the whole round once it has ended."""
     row = await db.scalar(
         select(RoundRow).where(RoundRow.table_id == table.id, RoundRow.round_no == round_no)
     )
@@ -85,7 +104,9 @@ async def recall(db: AsyncSession, table: CasinoTable, round_no: int) -> dict[st
         raise NotFound(
             f"table {table.id} has no round {round_no}", key="err.api.no_round_number", round=round_no
         )
-    records = await chain.records(db, table.id, round_id=round_no)
+    records: list[Any] = await chain.records(db, table.id, round_id=round_no)
+    if row.status == "in_progress" and role != "inspector":
+        records = _as_seen(table.game, records, Viewer("dealer"))
     # The round's procedures: those since the round before it ended (labelled shoe-{n-1}: between the
     # rounds, and the deal's reshuffle) and those of its own time (shoe-{n} up to its last record: a cut
     # card signalled or come out in it); shoe-{n} after its end prepares the next round, and is its.
@@ -237,9 +258,47 @@ async def player_rounds(db: AsyncSession, user: User, limit: int = 10) -> list[d
 
 
 async def verify(db: AsyncSession, table: CasinoTable) -> dict[str, Any]:
-    """server.md's verify: ``{"ok": true, "records": N}`` or ``{"ok": false, "first_bad": K, "reason"}``."""
-    rows = await chain.records(db, table.id)
-    return chain.verify_records(rows, table.head_hash).to_json()
+    """server.md's verify: ``{"ok": true, "records": N}`` or ``{"ok": false, "first_bad": K, "reason"}``,
+    from the first record: each record's seq, hash, link to the one before it, and signature by the
+    casino's key (read a batch at a time)."""
+    columns = (
+        EventRecord.seq,
+        EventRecord.round,
+        EventRecord.event,
+        EventRecord.prev,
+        EventRecord.at,
+        EventRecord.by,
+        EventRecord.hash,
+        EventRecord.sig,
+    )
+
+    async def fetch(seq: int, n: int) -> list[chain.AnyRecord]:
+        found = await db.execute(
+            select(*columns)
+            .where(EventRecord.table_id == table.id, EventRecord.seq >= seq)
+            .order_by(EventRecord.seq)
+            .limit(n)
+        )
+        return [chain.Record(*row) for row in found.all()]
+
+    start = integrity.Start(unsigned_below=await legacy_mark(db, table.id))
+    return (await integrity.check_chain(fetch, table.id, table.head_hash, start)).to_json()
+
+
+async def legacy_mark(db: AsyncSession, table_id: int) -> int:
+    """The first seq of a table's records that must carry a signature: those before migration 0005
+    carry none (its ``legacy`` checkpoint, signed at the first start, says up to where)."""
+    keys = signing.trusted()
+    marks = await db.execute(
+        select(Checkpoint.seq, Checkpoint.hash, Checkpoint.sig).where(
+            Checkpoint.kind == "legacy", Checkpoint.table_id == table_id
+        )
+    )
+    below = 0
+    for seq, digest, sig in marks.all():
+        if keys.check(signing.checkpoint_message("legacy", table_id, int(seq), digest), sig):
+            below = max(below, int(seq) + 1)
+    return below
 
 
 def _day(text: str | None, *, end: bool) -> datetime | None:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tapete.server import signing
 from tapete.server.errors import InsufficientFunds
 from tapete.server.models import utcnow
 from tapete.server.sql import Many, Q, Rows, Tx, q
@@ -99,6 +100,7 @@ ENTRIES = Rows(
         ("seq", "integer"),
         ("actor", "varchar"),
         ("at", "timestamptz"),
+        ("sig", "text"),
     ),
 )
 #: the entries of a transaction that moves the house: its entries' balances read from its row as moved
@@ -106,7 +108,7 @@ _LATE_COLUMNS = (*ENTRIES.columns, ("late", "boolean"), ("later", "bigint"))
 _ENTRIES_LATE = q(
     f"INSERT INTO ledger_entries ({ENTRIES.names}) SELECT txn, account_id, amount,"
     " CASE WHEN late THEN (SELECT a.balance FROM accounts a WHERE a.id = r.account_id) - later"
-    ' ELSE balance_after END, kind, table_id, round_no, player, spot, seq, actor, "at"'
+    ' ELSE balance_after END, kind, table_id, round_no, player, spot, seq, actor, "at", sig'
     " FROM json_to_recordset(CAST(:rows AS json)) AS r("
     + ", ".join(f'"{n}" {k}' if n == "at" else f"{n} {k}" for n, k in _LATE_COLUMNS)
     + ")",
@@ -117,14 +119,15 @@ _ENTRIES_LATE = q(
     " ELSE json_extract(value, '$.balance_after') END,"
     " json_extract(value, '$.kind'), json_extract(value, '$.table_id'), json_extract(value, '$.round_no'),"
     " json_extract(value, '$.player'), json_extract(value, '$.spot'), json_extract(value, '$.seq'),"
-    " json_extract(value, '$.actor'), json_extract(value, '$.at') FROM json_each(:rows)",
+    " json_extract(value, '$.actor'), json_extract(value, '$.at'), json_extract(value, '$.sig')"
+    " FROM json_each(:rows)",
 )
 _LOCK_ONE = q("SELECT id FROM accounts WHERE name = :name {lock}")
 _AVAILABLE = q(
     "SELECT balance,"
     " (SELECT COALESCE(SUM(amount), 0) FROM bets WHERE user_id = :user),"
-    " (SELECT COALESCE(SUM(amount), 0) FROM back_bet_requests WHERE user_id = :user AND status = 'waiting')"
-    " FROM accounts WHERE name = :name"
+    " (SELECT COALESCE(SUM(amount), 0) FROM back_bet_requests WHERE user_id = :user AND status = 'waiting'),"
+    " frozen FROM accounts WHERE name = :name"
 )
 
 
@@ -296,6 +299,8 @@ async def post_many(
     if not delta:
         return
     at = utcnow()
+    at_text = signing.time_text(at)
+    signer = signing.current()
     entries: list[dict[str, Any]] = []
     for moves in transactions:
         txn = str(uuid.uuid4())
@@ -316,6 +321,7 @@ async def post_many(
                         "at": at,
                     }
                 )
+                entries[-1]["sig"] = signer.sign(signing.entry_message(entries[-1], at_text))
     wallets = sorted(a for a in delta if accounts[a].kind == "wallet")
     if unread:
         if any(delta[a] < 0 for a in wallets):
@@ -410,6 +416,8 @@ async def available(tx: Tx, user: Player, *, lock: bool = False) -> tuple[int, i
     free chips (each table's own lock does not order them)."""
     known = tx.info.get("funds", {}).get(user.name)
     if known is not None:  # locked and read by `lock_funds` in this transaction, kept up to date since
+        if user.name in tx.info.get("frozen_wallets", ()):
+            _refuse_frozen(user.name)
         return known  # type: ignore[no-any-return]
     name = f"wallet:{user.name}"
     if lock:  # the lock first, alone: on PostgreSQL a statement that waited for a row lock reads the
@@ -418,7 +426,9 @@ async def available(tx: Tx, user: Player, *, lock: bool = False) -> tuple[int, i
     row = await tx.one(_AVAILABLE, {"name": name, "user": user.id})
     if row is None:  # no wallet yet: nothing in it
         return 0, 0
-    balance, committed_bets, committed_asks = (int(v or 0) for v in row)
+    if lock and row[3] is not None:  # frozen: no chips of his move (nor a bet: it would stop the deal)
+        _refuse_frozen(user.name)
+    balance, committed_bets, committed_asks = (int(v or 0) for v in row[:3])
     return balance, balance - committed_bets - committed_asks
 
 
@@ -426,7 +436,7 @@ _FUNDS = q(
     "SELECT u.name, COALESCE(a.balance, 0),"
     " (SELECT COALESCE(SUM(b.amount), 0) FROM bets b WHERE b.user_id = u.id),"
     " (SELECT COALESCE(SUM(r.amount), 0) FROM back_bet_requests r"
-    " WHERE r.user_id = u.id AND r.status = 'waiting')"
+    " WHERE r.user_id = u.id AND r.status = 'waiting'), a.frozen"
     " FROM users u LEFT JOIN accounts a ON a.user_id = u.id AND a.kind = 'wallet' WHERE u.name {in_names}"
 )
 
@@ -437,7 +447,21 @@ async def funds(tx: Tx, names: Iterable[str]) -> dict[str, tuple[int, int]]:
     if wanted is None:
         return {}
     rows = await tx.all(_FUNDS, wanted)
-    return {name: (int(balance), int(balance) - int(b) - int(a)) for name, balance, b, a in rows}
+    frozen = {name for name, *_, why in rows if why is not None}
+    if frozen:  # `available` refuses them
+        tx.info.setdefault("frozen_wallets", set()).update(frozen)
+    return {name: (int(balance), int(balance) - int(b) - int(a)) for name, balance, b, a, _ in rows}
+
+
+def _refuse_frozen(player: str) -> None:
+    """A frozen wallet's chips do not move (server.md): conflict, err.account.frozen."""
+    from tapete.server.errors import Conflict
+
+    raise Conflict(
+        f"the account wallet:{player} is frozen until an administrator reopens it",
+        key="err.account.frozen",
+        account=f"wallet:{player}",
+    )
 
 
 def _funds_params(names: Iterable[str]) -> dict[str, Any] | None:

@@ -91,6 +91,7 @@ def serve(
     workers: int = 1,
     say: Callable[[str], None] = print,
     require_identity: bool = False,
+    signing_key: str | None = None,
 ) -> None:
     """Prepare the database and serve until stopped."""
     import uvicorn
@@ -102,6 +103,7 @@ def serve(
     if require_identity:  # --require-identity (else TAPETE_REQUIRE_IDENTITY)
         settings.require_identity = True
         os.environ[ENV["require_identity"]] = "1"  # the workers of --workers read it too
+    settings.signing_key = signing_key
     if settings.sqlite and workers > 1:
         raise ConfigError(
             "the embedded SQLite database is for one process: use --database-url postgresql://… and "
@@ -118,6 +120,8 @@ def serve(
         if settings.broker_url:
             os.environ[ENV["broker_url"]] = settings.broker_url
         os.environ["TAPETE_SHOE_KEY"] = settings.shoe_key.hex()
+        if signing_key:  # every worker signs with the same key
+            os.environ["TAPETE_SIGNING_KEY"] = str(Path(signing_key).resolve())
         uvicorn.run(
             "tapete.server.main:app_from_env",
             factory=True,

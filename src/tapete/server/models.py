@@ -122,6 +122,10 @@ class Account(Base):
     user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), default=None)
     table_id: Mapped[int | None] = mapped_column(Integer, default=None)
     balance: Mapped[int] = mapped_column(BigInteger, default=0)
+    #: why the account is frozen (its balance does not reconcile with its entries): no chips move
+    frozen: Mapped[str | None] = mapped_column(Text, default=None)
+    #: the last entry an administrator's reopening accepted (the start-up's link check begins after it)
+    checked_to: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
     __table_args__ = (
         CheckConstraint("kind != 'wallet' OR balance >= 0", name="wallet_never_negative"),
@@ -148,6 +152,10 @@ class LedgerEntry(Base):
     seq: Mapped[int | None] = mapped_column(Integer, default=None)
     actor: Mapped[str | None] = mapped_column(String(64), default=None)
     at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)
+    #: the server's Ed25519 signature of the entry (`signing.entry_message`), base64
+    sig: Mapped[str | None] = mapped_column(Text, default=None)
+
+    __table_args__ = (Index("ledger_by_account", "account_id", "id"),)
 
 
 TABLE_STATUSES = ("open", "suspended", "closed")
@@ -249,6 +257,8 @@ class EventRecord(Base):
     at: Mapped[str] = mapped_column(String(40))
     by: Mapped[str | None] = mapped_column(String(64), default=None)
     hash: Mapped[str] = mapped_column(String(64))
+    #: the server's Ed25519 signature of (table, seq, hash) (`signing.record_message`), base64
+    sig: Mapped[str | None] = mapped_column(Text, default=None)
 
     __table_args__ = (
         UniqueConstraint("table_id", "seq", name="one_record_per_seq"),
@@ -370,3 +380,21 @@ class Claim(Base):
         CheckConstraint("status IN ('open', 'resolved')", name="claim_status"),
         CheckConstraint("outcome IS NULL OR outcome IN ('upheld', 'rejected')", name="claim_outcome"),
     )
+
+
+class Checkpoint(Base):
+    """A signed statement that a table's chain (kind ``table``) or the ledger (``ledger``: every entry up to
+    id `seq`) was verified whole up to `seq`, its record there hashing to `hash`: the start-up's check
+    begins above it. ``legacy`` ones mark what was written before signatures (migration 0005)."""
+
+    __tablename__ = "checkpoints"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    table_id: Mapped[int | None] = mapped_column(Integer, default=None)
+    seq: Mapped[int] = mapped_column(BigInteger)
+    hash: Mapped[str] = mapped_column(String(64))
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    sig: Mapped[str | None] = mapped_column(Text, default=None)
+
+    __table_args__ = (Index("checkpoints_by_table", "kind", "table_id", "seq"),)

@@ -54,6 +54,22 @@ class Violation(Exception):
     transaction is rolled back. Its text names the constraint (PostgreSQL) or the columns (SQLite)."""
 
 
+#: the SQLSTATE (and SQLite's message prefix) of a ledger entry refused by the database because its
+#: account is frozen or does not reconcile with its last entry (migration 0005)
+FROZEN = "TPFRZ"
+_ACCOUNT_ID = re.compile(r"account[= ](\d+)")
+
+
+class Frozen(Violation):
+    """The database refused a ledger entry: its account is frozen, or its balance does not follow from
+    its last entry's (the account was changed outside the ledger). The account is frozen."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        found = _ACCOUNT_ID.search(text)
+        self.account_id = int(found.group(1)) if found else None
+
+
 @dataclass(frozen=True)
 class Q:
     """One statement for both databases: `pg` and `lite` are its two texts. `json`, `times` and
@@ -434,7 +450,7 @@ async def _ended() -> None:
 def _translated(exc: BaseException) -> BaseException:
     """A driver's error as the server's: a constraint's refusal, the database away, or as it was."""
     if isinstance(exc, sqlite3.IntegrityError):
-        return Violation(str(exc))
+        return Frozen(str(exc)) if str(exc).startswith(FROZEN) else Violation(str(exc))
     if isinstance(exc, sqlite3.OperationalError | sqlite3.InterfaceError):
         return Unavailable(
             f"the database did not answer ({exc}): nothing was changed", key="err.api.unavailable"
@@ -445,6 +461,8 @@ def _translated(exc: BaseException) -> BaseException:
         return exc
     if isinstance(exc, psycopg.Error) and exc.sqlstate == MOVED:
         return Stale(str(exc))
+    if isinstance(exc, psycopg.Error) and exc.sqlstate == FROZEN:
+        return Frozen(str(exc))
     if isinstance(exc, psycopg.errors.IntegrityError):
         return Violation(str(exc))
     if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):

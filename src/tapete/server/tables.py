@@ -10,6 +10,7 @@ built at: any process can take any request, rebuilding what it does not have.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -217,6 +218,8 @@ def parse_settings(game: object, rules: object, mode: object) -> tuple[str, Comm
         if exc.key != "err.rules.problems":
             raise
         problems.extend(p for p in exc.params.get("problems", []) if isinstance(p, Msg))
+    if model is not None:
+        check_amounts(model.settings())  # no payout may leave the database's integers
     server: dict[str, Any] = {"turn_seconds": 30 if mode == "virtual" else None, "betting_seconds": None}
     for key in SERVER_KEYS:
         if key in rules:
@@ -247,6 +250,53 @@ def parse_settings(game: object, rules: object, mode: object) -> tuple[str, Comm
     if problems or model is None:
         raise InvalidRules("; ".join(problems), key="err.rules.problems", problems=problems)
     return game, model, server
+
+
+#: the database's integers (BIGINT): no amount a table's settings can produce may pass this
+BIGINT_MAX = 2**63 - 1
+#: a round's stakes on one seat's spots (a bet, increments, a bonus, the pot bet) and seats at a table,
+#: each bounded generously: the bound below stands for the sum of everything a round can pay
+_SPOTS_BOUND, _SEATS_BOUND = 8, 8
+_MONEY = re.compile(r"(^|_)(min|max|bet|limit)($|_)")
+
+
+def check_amounts(settings: dict[str, Any]) -> None:
+    """invalid_rules when a table's settings could make an amount beyond the database's 64-bit integers
+    (a payout, a round's sum of payouts, a balance moved by it): the largest stake the settings allow
+    (every ``*_min``/``*_max``/``*_bet``/``*_limit``) times one more than the largest ratio they name
+    (every other whole number, paytables included), for every spot of every seat. A settlement then
+    never leaves the database's integers, so it can never raise (server.md)."""
+    money, ratio = 1, 1
+
+    def ratios(value: Any) -> None:
+        nonlocal ratio
+        if isinstance(value, bool):
+            return
+        if isinstance(value, int):
+            ratio = max(ratio, value)
+        elif isinstance(value, dict):
+            for each in value.values():
+                ratios(each)
+        elif isinstance(value, list | tuple):
+            for each in value:
+                ratios(each)
+
+    for key, value in settings.items():
+        if isinstance(value, int) and not isinstance(value, bool) and _MONEY.search(key):
+            money = max(money, value)
+        else:
+            ratios(value)
+    if money * (ratio + 1) * _SPOTS_BOUND * _SEATS_BOUND > BIGINT_MAX:
+        from tapete.errors import InvalidRules
+
+        raise InvalidRules(
+            f"these settings could pay beyond the database's integers: a stake of up to {money} paid "
+            f"up to {ratio}:1 (at most {BIGINT_MAX} in all)",
+            key="err.rules.overflow",
+            stake=money,
+            ratio=ratio,
+            most=BIGINT_MAX,
+        )
 
 
 def viewer_of(caller: Caller) -> Viewer:
@@ -633,6 +683,8 @@ def table_json(table: TableRow, seats: Sequence[tuple[int, str]]) -> dict[str, A
         "mode": table.mode,
         "rules": table.rules,
         "status": table.status,
+        # why it is suspended or closed (``integrity``: its records failed their check)
+        "reason": table.status_reason if table.status != "open" else None,
         "seats_total": spec.seats,
         "seats_taken": [{"seat": s, "holder": h} for s, h in seats],
         "phase": "playing" if table.in_round else "betting",

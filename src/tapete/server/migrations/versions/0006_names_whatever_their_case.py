@@ -4,7 +4,7 @@ by their case is not changed: the migration refuses, naming them, and the operat
 all but one of each group before starting the server again.
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0005
 Create Date: 2026-12-06 00:40:00
 """
 
@@ -16,7 +16,7 @@ from alembic import op
 from tapete.server.config import ConfigError
 
 revision = "0006"
-down_revision = "0004"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 

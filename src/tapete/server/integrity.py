@@ -1,0 +1,383 @@
+"""Verified before trusted (server.md, "Integrity of the records and the money"): at start-up every table's
+chain is checked whole (hashes, links, signatures) from its last signed checkpoint, and the ledger too
+(every account's balance against its last entry; every entry's link and signature since the ledger's
+checkpoint). A table that fails is suspended (reason ``integrity``, significant event
+``integrity_failure`` naming its first bad record); an account that fails is frozen (``account_frozen``).
+
+The checks read in batches (a table may hold millions of records) and write a new signed checkpoint
+when enough was verified above the last one, a little below the head: the newest records are always
+checked again at the next start, the old ones stand for themselves through the checkpoint."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tapete.log import GENESIS
+from tapete.server import chain, signing, tables
+from tapete.server.journal import note
+from tapete.server.models import utcnow
+from tapete.server.sql import Store, Tx, q
+from tapete.server.table_row import TableRow
+
+log = logging.getLogger("tapete.server")
+
+#: records read at a time
+BATCH = 2000
+#: a new checkpoint when at least this many records (or entries) were verified above the last one ...
+CHECKPOINT_EVERY = 10_000
+#: ... standing this far below the head: the newest records are checked again at every start
+CHECKPOINT_BEHIND = 1_000
+#: a table suspended by a failed check says this as its reason
+REASON = "integrity"
+
+_RANGE = q(
+    f"SELECT {chain._COLUMNS} FROM events WHERE table_id = :t AND seq >= :s ORDER BY seq LIMIT :n", json=[2]
+)
+_CHECKPOINTS = q(
+    "SELECT kind, seq, hash, sig FROM checkpoints WHERE table_id = :t AND kind IN ('table', 'legacy')"
+    " ORDER BY seq DESC"
+)
+_LEDGER_CHECKPOINTS = q(
+    "SELECT kind, seq, hash, sig FROM checkpoints WHERE table_id IS NULL"
+    " AND kind IN ('ledger', 'legacy_ledger') ORDER BY seq DESC"
+)
+_SIGNED_ANY = q("SELECT COUNT(*) FROM checkpoints WHERE sig IS NOT NULL")
+_UNSIGNED_LEGACY = q(
+    "SELECT id, kind, table_id, seq, hash FROM checkpoints"
+    " WHERE sig IS NULL AND kind IN ('legacy', 'legacy_ledger')"
+)
+_SIGN_CHECKPOINT = q("UPDATE checkpoints SET sig = :sig WHERE id = :id")
+_NEW_CHECKPOINT = q(
+    'INSERT INTO checkpoints (kind, table_id, seq, hash, "at", sig)'
+    " VALUES (:kind, :t, :seq, :hash, :at, :sig)"
+)
+_BALANCES = q(
+    "SELECT a.id, a.name, a.balance, a.frozen, (SELECT e.balance_after FROM ledger_entries e"
+    " WHERE e.account_id = a.id ORDER BY e.id DESC LIMIT 1) FROM accounts a ORDER BY a.id"
+)
+_ENTRIES_AFTER = q(
+    "SELECT e.id, e.txn, e.account_id, e.amount, e.balance_after, e.kind, e.table_id, e.round_no, e.player,"
+    ' e.spot, e.seq, e.actor, e."at", e.sig, (SELECT p.balance_after FROM ledger_entries p'
+    " WHERE p.account_id = e.account_id AND p.id < e.id ORDER BY p.id DESC LIMIT 1), a.checked_to"
+    " FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
+    " WHERE e.id > :after ORDER BY e.id LIMIT :n",
+    times=[12],
+)
+_FREEZE = q("UPDATE accounts SET frozen = :why WHERE id = :id AND frozen IS NULL RETURNING id")
+_ACCOUNT_NAME = q("SELECT name FROM accounts WHERE id = :id")
+
+
+@dataclass
+class StartupReport:
+    """What the start-up's check found: tables suspended, accounts frozen, records and entries checked."""
+
+    suspended: list[tuple[int, int, str]] = field(default_factory=list)
+    frozen: list[tuple[str, str]] = field(default_factory=list)
+    records: int = 0
+    entries: int = 0
+
+
+# -- the chains --------------------------------------------------------------------------------------------
+async def _legacy_signed(tx: Tx) -> None:
+    """The first start after migration 0005 signs its ``legacy`` checkpoints (what was written before
+    signatures, hashes only): once. A database that holds a signed checkpoint already signs none (an
+    unsigned one found later was not written by the migration)."""
+    if int(await tx.value(_SIGNED_ANY) or 0):
+        return
+    signer = signing.current()
+    for cid, kind, table_id, seq, digest in await tx.all(_UNSIGNED_LEGACY):
+        sig = signer.sign(signing.checkpoint_message(kind, table_id, int(seq), digest))
+        await tx.run(_SIGN_CHECKPOINT, {"sig": sig, "id": cid})
+    # the mark that this casino signs from now on (and signs no unsigned legacy checkpoint again)
+    await _write_checkpoint(tx, "keyed", None, 0, "")
+
+
+async def _write_checkpoint(tx: Tx, kind: str, table_id: int | None, seq: int, digest: str) -> None:
+    sig = signing.current().sign(signing.checkpoint_message(kind, table_id, seq, digest))
+    await tx.run(
+        _NEW_CHECKPOINT, {"kind": kind, "t": table_id, "seq": seq, "hash": digest, "at": utcnow(), "sig": sig}
+    )
+
+
+@dataclass
+class Start:
+    """Where a table's check begins: the first seq to check, the hash it links to, and below which
+    records may carry no signature (they predate signatures)."""
+
+    seq: int = 0
+    prev: str = GENESIS
+    unsigned_below: int = 0
+
+
+async def start_of(tx: Tx, table_id: int, next_seq: int, *, whole: bool) -> Start:
+    """Where the check of a table's chain begins: its last checkpoint signed by a trusted key (unless
+    `whole`: from the first record), and its legacy mark."""
+    keys = signing.trusted()
+    start = Start()
+    taken = False
+    for kind, seq, digest, sig in await tx.all(_CHECKPOINTS, {"t": table_id}):
+        seq = int(seq)
+        if not keys.check(signing.checkpoint_message(kind, table_id, seq, digest), sig):
+            continue
+        if kind == "legacy":
+            start.unsigned_below = max(start.unsigned_below, seq + 1)
+        elif not whole and not taken and seq < next_seq:
+            start.seq, start.prev, taken = seq + 1, digest, True
+    return start
+
+
+async def check_chain(
+    fetch: Callable[[int, int], Awaitable[Sequence[chain.AnyRecord]]],
+    table_id: int,
+    head: str,
+    start: Start,
+) -> chain.ChainReport:
+    """A table's chain from `start` to its `head`, read `BATCH` records at a time by `fetch(seq, n)`:
+    every record's seq, link, hash and signature."""
+    keys = signing.trusted()
+    count, prev = start.seq, start.prev
+    while True:
+        rows = await fetch(count, BATCH)
+        if not rows:
+            break
+        report = chain.verify_records(
+            rows,
+            None,
+            table_id=table_id,
+            keys=keys,
+            unsigned_below=start.unsigned_below,
+            start=count,
+            prev=prev,
+        )
+        if not report.ok:
+            return report
+        count, prev = report.records, rows[-1].hash
+        if len(rows) < BATCH:
+            break
+    if head != prev:
+        return chain.ChainReport(False, count, count, "the table's head does not match its last record")
+    return chain.ChainReport(True, count)
+
+
+def fetcher(tx: Tx, table_id: int) -> Callable[[int, int], Awaitable[Sequence[chain.AnyRecord]]]:
+    """`check_chain`'s reader through the server's driver."""
+
+    async def fetch(seq: int, n: int) -> Sequence[chain.AnyRecord]:
+        return [chain.Record(*row) for row in await tx.all(_RANGE, {"t": table_id, "s": seq, "n": n})]
+
+    return fetch
+
+
+async def suspend(tx: Tx, table: TableRow, seq: int | None, reason: str) -> bool:
+    """Suspend a table whose records failed (reason ``integrity``) and write ``integrity_failure``
+    naming the first bad record; False when it was suspended for that already (nothing written)."""
+    if table.status == "suspended" and table.status_reason == REASON:
+        return False
+    before = table.copy()
+    table.status = "suspended"
+    table.status_reason = REASON
+    table.version += 1  # every process's cache of the table is now stale
+    table.deadline_at = table.deadline_kind = table.deadline_version = None  # no timer plays
+    await tables.write_row(tx, table, before)
+    await note(
+        tx,
+        "integrity_failure",
+        table_id=table.id,
+        details={"table": table.id, "record": seq, "reason": reason, "was": before.status},
+    )
+    return True
+
+
+async def accept(tx: Tx, table: TableRow, actor: str, reason: str) -> None:
+    """An administrator reopens a table suspended for its records: he accepts its chain as it stands. A
+    signed checkpoint at its head (kind ``accepted``) makes the start-up's check begin above it (the
+    inspector's verify, from the first record, still names the bad record); ``chain_accepted`` says who,
+    why and where."""
+    if table.next_seq > 0:
+        await _write_checkpoint(tx, "table", table.id, table.next_seq - 1, table.head_hash)
+    await note(
+        tx,
+        "chain_accepted",
+        actor=actor,
+        table_id=table.id,
+        details={"table": table.id, "up_to": table.next_seq - 1, "reason": reason},
+    )
+
+
+async def check_table(tx: Tx, table: TableRow, report: StartupReport, say: Callable[[str], None]) -> None:
+    """One table at start-up: its chain from its last checkpoint; suspended when it fails, a new
+    checkpoint when enough was verified."""
+    start = await start_of(tx, table.id, table.next_seq, whole=False)
+    found = await check_chain(fetcher(tx, table.id), table.id, table.head_hash, start)
+    report.records += found.records - start.seq
+    if not found.ok:
+        report.suspended.append((table.id, found.first_bad or 0, found.reason))
+        await suspend(tx, table, found.first_bad, found.reason)
+        say(
+            f"INTEGRITY FAILURE: table {table.id} suspended: record {found.first_bad}: {found.reason}"
+            " (significant event integrity_failure)"
+        )
+        return
+    at = table.next_seq - 1 - CHECKPOINT_BEHIND
+    if at >= start.seq + CHECKPOINT_EVERY:
+        rows = await tx.all(_RANGE, {"t": table.id, "s": at, "n": 1})
+        if rows:
+            await _write_checkpoint(tx, "table", table.id, at, chain.Record(*rows[0]).hash)
+
+
+# -- the ledger ----------------------------------------------------------------------------------------------
+def entry_fault(row: Sequence[Any], keys: signing.Keyring, unsigned_to: int) -> str:
+    """Why a ledger entry read by `_ENTRIES_AFTER` fails (its link to its account's previous entry, its
+    signature), or ""."""
+    eid, amount, after, prev = int(row[0]), int(row[3]), int(row[4]), row[14]
+    if (0 if prev is None else int(prev)) + amount != after:
+        return f"entry {eid} does not follow from its account's previous entry"
+    if eid > unsigned_to:
+        fields = dict(zip(signing.ENTRY_FIELDS, (row[1], int(row[2]), amount, *row[5:12]), strict=True))
+        if not keys.check(signing.entry_message(fields, signing.time_text(row[12])), row[13]):
+            return f"entry {eid}'s signature is not the casino's"
+    return ""
+
+
+async def freeze(tx: Tx, account_id: int, why: str, *, entry: int | None = None) -> str | None:
+    """Freeze an account (its balance or its entries do not reconcile): no chips move there until an
+    administrator reopens it; a significant event ``account_frozen`` names it. Its name, or None when
+    it was frozen already."""
+    name = await tx.value(_ACCOUNT_NAME, {"id": account_id})
+    if await tx.one(_FREEZE, {"why": why, "id": account_id}) is None:
+        return None
+    await note(tx, "account_frozen", details={"account": name, "entry": entry, "reason": why})
+    return str(name)
+
+
+async def reconcile(tx: Tx) -> list[str]:
+    """Every account's balance against its last entry: those that disagree are frozen (their names).
+    What a refused entry leads to when the database could not say which account it was (SQLite)."""
+    frozen = []
+    for account_id, name, balance, was, last in await tx.all(_BALANCES):
+        expected = 0 if last is None else int(last)
+        if was is None and int(balance) != expected:
+            why = f"{name}'s balance {balance} is not its last entry's {expected}"
+            if await freeze(tx, int(account_id), why) is not None:
+                frozen.append(str(name))
+    return frozen
+
+
+async def check_ledger(tx: Tx, report: StartupReport, say: Callable[[str], None]) -> None:
+    """Every account's balance against its last entry, and every entry since the ledger's checkpoint
+    (its link and its signature): an account that fails is frozen."""
+    keys = signing.trusted()
+    bad: dict[int, tuple[int | None, str]] = {}
+    for account_id, name, balance, frozen, last in await tx.all(_BALANCES):
+        expected = 0 if last is None else int(last)
+        if frozen is None and int(balance) != expected:
+            bad[int(account_id)] = (None, f"{name}'s balance {balance} is not its last entry's {expected}")
+    after = unsigned_to = 0
+    for kind, seq, digest, sig in await tx.all(_LEDGER_CHECKPOINTS):
+        if not keys.check(signing.checkpoint_message(kind, None, int(seq), digest), sig):
+            continue
+        if kind == "legacy_ledger":
+            unsigned_to = max(unsigned_to, int(seq))
+        elif after == 0:
+            after = int(seq)
+    start, last_id = after, after
+    while True:
+        rows = await tx.all(_ENTRIES_AFTER, {"after": last_id, "n": BATCH})
+        for row in rows:
+            account_id = int(row[2])
+            report.entries += 1
+            if int(row[0]) <= int(row[15]) or account_id in bad:
+                continue
+            fault = entry_fault(row, keys, unsigned_to)
+            if fault:
+                bad[account_id] = (int(row[0]), fault)
+        if rows:
+            last_id = int(rows[-1][0])
+        if len(rows) < BATCH:
+            break
+    for account_id, (entry, why) in sorted(bad.items()):
+        name = await freeze(tx, account_id, why, entry=entry)
+        if name is not None:
+            report.frozen.append((name, why))
+            say(f"INTEGRITY FAILURE: account {name} frozen: {why} (significant event account_frozen)")
+    at = last_id - CHECKPOINT_BEHIND
+    if not bad and at >= start + CHECKPOINT_EVERY:
+        await _write_checkpoint(tx, "ledger", None, at, "")
+
+
+#: records (or entries) a running server verifies at a time before it lets the tables' steps run again
+PACE = 100
+_TABLE_HEADS = q("SELECT id, next_seq FROM tables ORDER BY id")
+_MAX_ENTRY = q("SELECT MAX(id) FROM ledger_entries")
+
+
+async def checkpoint_tables(
+    store: Store, pause: float = 0.01, writer: Callable[[], Any] = contextlib.nullcontext
+) -> int:
+    """While the server runs: every table whose chain grew by `CHECKPOINT_EVERY` records since its last
+    checkpoint has the new part verified (`PACE` records at a time, pausing between them so that the
+    tables' steps are not held up) and, when it holds, a signed checkpoint `CHECKPOINT_BEHIND` records
+    below its head; a table whose records fail is suspended there and then. So the start-up's check
+    stays short whatever the history and however long the server ran. How many checkpoints it wrote.
+    `writer`: the process's writer lock (SQLite's one writer) around each write."""
+    written = 0
+    async with store.transaction(write=False) as tx:
+        heads = [(int(t), int(n)) for t, n in await tx.all(_TABLE_HEADS)]
+    for table_id, next_seq in heads:
+        async with store.transaction(write=False) as tx:
+            start = await start_of(tx, table_id, next_seq, whole=False)
+        at = next_seq - 1 - CHECKPOINT_BEHIND
+        if at < start.seq + CHECKPOINT_EVERY:
+            continue
+        keys = signing.trusted()
+        count, prev = start.seq, start.prev
+        while count <= at:
+            async with store.transaction(write=False) as tx:
+                rows = [
+                    chain.Record(*row)
+                    for row in await tx.all(
+                        _RANGE, {"t": table_id, "s": count, "n": min(PACE, at + 1 - count)}
+                    )
+                ]
+            found = chain.verify_records(
+                rows,
+                None,
+                table_id=table_id,
+                keys=keys,
+                unsigned_below=start.unsigned_below,
+                start=count,
+                prev=prev,
+            )
+            if not found.ok or not rows:
+                async with writer(), store.transaction() as tx:
+                    row = await tx.one(tables.TABLE_LOCKED, {"id": table_id})
+                    if row is not None:
+                        await suspend(
+                            tx, tables.row_of(row), found.first_bad, found.reason or "records missing"
+                        )
+                log.error(
+                    "integrity failure at table %s, record %s: %s", table_id, found.first_bad, found.reason
+                )
+                break
+            count, prev = found.records, rows[-1].hash
+            await asyncio.sleep(pause)
+        else:
+            async with writer(), store.transaction() as tx:
+                await _write_checkpoint(tx, "table", table_id, at, prev)
+            written += 1
+    return written
+
+
+async def startup(tx: Tx, rows: Sequence[TableRow], say: Callable[[str], None]) -> StartupReport:
+    """The start-up's whole check: every table's chain, then the ledger."""
+    report = StartupReport()
+    await _legacy_signed(tx)
+    for table in rows:
+        await check_table(tx, table, report, say)
+    await check_ledger(tx, report, say)
+    return report

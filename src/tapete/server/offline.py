@@ -1,0 +1,157 @@
+"""`tapete verify --database-url URL --public-key FILE [--table ID]`: a copy of a casino's database checked
+offline with the public key alone (no private key, no server): every table's chain from its first
+record (seq, hash, link, signature, the table's head) and every ledger entry (its link to its account's
+previous entry, its signature, each account's balance against its last entry)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from tapete.log import GENESIS
+from tapete.server import chain, signing
+from tapete.server.config import sync_url
+from tapete.server.sql import read_time
+
+BATCH = 2000
+
+
+@dataclass
+class Finding:
+    """One table's (or the ledger's) check: ok, how many records, the first bad one and why."""
+
+    what: str
+    ok: bool
+    records: int
+    first_bad: int | None = None
+    reason: str = ""
+
+
+def _json(value: Any) -> Any:
+    import json
+
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def _legacy(conn: sa.Connection, keys: signing.Keyring, kind: str, table_id: int | None) -> int:
+    """Up to where (seq, or entry id) rows predate signatures, by the legacy checkpoints the key signed
+    (-1: none)."""
+    rows = conn.execute(
+        sa.text("SELECT seq, hash, sig FROM checkpoints WHERE kind = :k AND table_id IS NOT DISTINCT FROM :t")
+        if conn.dialect.name == "postgresql"
+        else sa.text("SELECT seq, hash, sig FROM checkpoints WHERE kind = :k AND table_id IS :t"),
+        {"k": kind, "t": table_id},
+    )
+    mark = -1
+    for seq, digest, sig in rows:
+        if keys.check(signing.checkpoint_message(kind, table_id, int(seq), digest), sig):
+            mark = max(mark, int(seq))
+    return mark
+
+
+def _records(conn: sa.Connection, table_id: int) -> Iterator[list[chain.Record]]:
+    seq = 0
+    while True:
+        rows = conn.execute(
+            sa.text(
+                'SELECT seq, "round", event, prev, "at", "by", hash, sig FROM events'
+                " WHERE table_id = :t AND seq >= :s ORDER BY seq LIMIT :n"
+            ),
+            {"t": table_id, "s": seq, "n": BATCH},
+        ).all()
+        if not rows:
+            return
+        yield [chain.Record(r[0], r[1], _json(r[2]), r[3], r[4], r[5], r[6], r[7]) for r in rows]
+        seq = rows[-1][0] + 1
+        if len(rows) < BATCH:
+            return
+
+
+def check_table(conn: sa.Connection, keys: signing.Keyring, table_id: int, head: str) -> Finding:
+    """One table's chain from its first record."""
+    unsigned_below = _legacy(conn, keys, "legacy", table_id) + 1
+    count, prev = 0, GENESIS
+    for rows in _records(conn, table_id):
+        report = chain.verify_records(
+            rows, None, table_id=table_id, keys=keys, unsigned_below=unsigned_below, start=count, prev=prev
+        )
+        if not report.ok:
+            return Finding(f"table {table_id}", False, report.records, report.first_bad, report.reason)
+        count, prev = report.records, rows[-1].hash
+    if prev != head:
+        return Finding(
+            f"table {table_id}", False, count, count, "the table's head does not match its last record"
+        )
+    return Finding(f"table {table_id}", True, count)
+
+
+def check_ledger(conn: sa.Connection, keys: signing.Keyring) -> Finding:
+    """Every ledger entry's link and signature, and every account's balance against its last entry."""
+    unsigned_to = _legacy(conn, keys, "legacy_ledger", None)
+    last: dict[int, int] = {}
+    after, count = 0, 0
+    while True:
+        rows = conn.execute(
+            sa.text(
+                "SELECT id, txn, account_id, amount, balance_after, kind, table_id, round_no, player,"
+                ' spot, seq, actor, "at", sig FROM ledger_entries WHERE id > :a ORDER BY id LIMIT :n'
+            ),
+            {"a": after, "n": BATCH},
+        ).all()
+        for r in rows:
+            eid, account, amount, balance_after = int(r[0]), int(r[2]), int(r[3]), int(r[4])
+            count += 1
+            if last.get(account, 0) + amount != balance_after:
+                return Finding(
+                    "ledger",
+                    False,
+                    count,
+                    eid,
+                    f"entry {eid} does not follow from its account's previous entry",
+                )
+            last[account] = balance_after
+            if eid > unsigned_to:
+                fields = dict(zip(signing.ENTRY_FIELDS, (r[1], account, amount, *r[5:12]), strict=True))
+                at = read_time(r[12])
+                if at is None or not keys.check(signing.entry_message(fields, signing.time_text(at)), r[13]):
+                    return Finding(
+                        "ledger", False, count, eid, f"entry {eid}'s signature is not the casino's"
+                    )
+        if rows:
+            after = int(rows[-1][0])
+        if len(rows) < BATCH:
+            break
+    for account_id, name, balance in conn.execute(
+        sa.text("SELECT id, name, balance FROM accounts ORDER BY id")
+    ):
+        if int(balance) != last.get(int(account_id), 0):
+            return Finding(
+                "ledger",
+                False,
+                count,
+                None,
+                f"account {name}'s balance {balance} is not its last entry's {last.get(int(account_id), 0)}",
+            )
+    return Finding("ledger", True, count)
+
+
+def verify_database(url: str, public_key: Path | list[Path], table: int | None = None) -> list[Finding]:
+    """Every table's chain (or one's) and, for the whole database, the ledger; a signature by any of
+    the public keys given is the casino's (the current key and those before a rotation)."""
+    files = public_key if isinstance(public_key, list) else [public_key]
+    keys = signing.Keyring(tuple(signing.public_from_file(f) for f in files))
+    engine = sa.create_engine(sync_url(url))
+    try:
+        with engine.connect() as conn:
+            query = "SELECT id, head_hash FROM tables" + (" WHERE id = :t" if table is not None else "")
+            tables = conn.execute(sa.text(query + " ORDER BY id"), {"t": table}).all()
+            findings = [check_table(conn, keys, int(t), head) for t, head in tables]
+            if table is None:
+                findings.append(check_ledger(conn, keys))
+            return findings
+    finally:
+        engine.dispose()

@@ -1,0 +1,482 @@
+"""Integrity of the records and the money (server.md), tried as an attacker with the database's superuser
+password would, on real `tapete serve` processes and real databases (SQLite and PostgreSQL): a card
+forged in a round in progress or between rounds, history rewritten and re-hashed with plain SHA-256, a
+balance changed behind the ledger's back; the append-only triggers; the signing key; the bounded
+settings; the recall of a round in progress."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from tests.procs import ADMIN_PASSWORD, Server
+from tests.server.conftest import Api
+from tests.server.support import live_deal, refused
+from tests.server.tampering import superuser
+
+EVENTS = sa.table(
+    "events",
+    sa.column("id", sa.Integer),
+    sa.column("table_id", sa.Integer),
+    sa.column("seq", sa.Integer),
+    sa.column("round", sa.String),
+    sa.column("event", sa.JSON),
+    sa.column("prev", sa.String),
+    sa.column("at", sa.String),
+    sa.column("by", sa.String),
+    sa.column("hash", sa.String),
+)
+# Black Jack, one box: 2s 9c to the box, 9h 6c to the dealer; the player stands on 11, the dealer draws
+# Ts (25, bust)
+CARDS = ["2s", "9h", "9c", "6c"]
+
+
+def _setup(server: Server) -> int:
+    """ana (10,000 in chips) seated with a bet of 1,000 at a new live Black Jack table dealt by dora."""
+    server.login("admin", ADMIN_PASSWORD)
+    for name, role in (("dora", "dealer"), ("ana", "player"), ("ines", "inspector")):
+        server.call(
+            "admin", "POST", "/api/users", {"username": name, "password": "password-123", "role": role}
+        )
+        server.login(name, "password-123")
+    server.call("admin", "POST", "/api/cashier/buy-in", {"player": "ana", "amount": 10_000})
+    table = int(
+        server.call("admin", "POST", "/api/tables", {"game": "blackjack", "name": "t", "mode": "live"})["id"]
+    )
+    server.call("ana", "POST", f"/api/tables/{table}/seats", {"seat": 1})
+    return table
+
+
+def _deal(server: Server, table: int) -> None:
+    server.call("ana", "POST", f"/api/tables/{table}/bets", {"seat": 1, "spot": "main", "amount": 1000})
+    server.call("dora", "POST", f"/api/tables/{table}/deal")
+    for card in CARDS:
+        server.call("dora", "POST", f"/api/tables/{table}/cards", {"card": card})
+
+
+def _finish(server: Server, table: int) -> None:
+    server.call("ana", "POST", f"/api/tables/{table}/actions", {"seat": 1, "action": "decline"})  # Art.9
+    server.call("ana", "POST", f"/api/tables/{table}/actions", {"seat": 1, "action": "stand"})
+    state = server.call("dora", "POST", f"/api/tables/{table}/cards", {"card": "Ts"})
+    assert state["phase"] == "betting", state
+
+
+def _records(sql: sa.Engine, table: int) -> list[Any]:
+    with sql.connect() as conn:
+        return list(conn.execute(sa.select(EVENTS).where(EVENTS.c.table_id == table).order_by(EVENTS.c.seq)))
+
+
+def _forge_card(sql: sa.Engine, table: int, card: str, forged: str) -> int:
+    """The record dealing `card` made to deal `forged` (its hash left as it was); its seq."""
+    for row in _records(sql, table):
+        if row.event.get("type") == "card" and row.event.get("card") == card:
+            with superuser(sql) as conn:
+                conn.execute(
+                    sa.update(EVENTS).where(EVENTS.c.id == row.id).values(event={**row.event, "card": forged})
+                )
+            return int(row.seq)
+    raise AssertionError(f"no record deals {card}")
+
+
+def _output(server: Server) -> str:
+    """What the server printed (it is stopped first: its output is read to the end)."""
+    server.stop()
+    assert server.proc is not None and server.proc.stdout is not None
+    return server.proc.stdout.read().decode()
+
+
+def _events(server: Server, kind: str) -> list[dict[str, Any]]:
+    return [e for e in server.call("admin", "GET", "/api/events?limit=500")["events"] if e["kind"] == kind]
+
+
+def _suspended_for(server: Server, table: int, seq: int) -> None:
+    doc = server.call("admin", "GET", f"/api/tables/{table}")
+    assert doc["status"] == "suspended" and doc["reason"] == "integrity", doc
+    failures = _events(server, "integrity_failure")
+    assert [(e["table"], e["details"]["record"]) for e in failures] == [(table, seq)], failures
+
+
+def test_a_card_forged_in_a_round_in_progress_suspends_the_table_at_start(
+    database_url: str, tmp_path: Path, sql: sa.Engine
+) -> None:
+    server = Server(database_url, tmp_path / "home")
+    server.start()
+    try:
+        table = _setup(server)
+        _deal(server, table)
+        server.kill()
+        seq = _forge_card(sql, table, "2s", "As")
+        server.start()
+        _suspended_for(server, table, seq)
+        r = server.request("ana", "POST", f"/api/tables/{table}/actions", {"seat": 1, "action": "decline"})
+        assert r.status_code == 409 and r.json()["error"]["code"] == "conflict", r.text
+        assert server.call("ana", "GET", "/api/me")["balance"] == 9_000
+        out = _output(server)
+        assert f"INTEGRITY FAILURE: table {table} suspended: record {seq}" in out, out
+    finally:
+        server.stop()
+
+
+def test_a_card_forged_between_rounds_suspends_the_table_at_start(
+    database_url: str, tmp_path: Path, sql: sa.Engine
+) -> None:
+    server = Server(database_url, tmp_path / "home")
+    server.start()
+    try:
+        table = _setup(server)
+        _deal(server, table)
+        _finish(server, table)
+        server.stop()
+        seq = _forge_card(sql, table, "9c", "Ac")
+        server.start()
+        _suspended_for(server, table, seq)
+        bet = {"seat": 1, "spot": "main", "amount": 1000}
+        r = server.request("ana", "POST", f"/api/tables/{table}/bets", bet)
+        assert r.status_code == 409, r.text
+        assert f"record {seq}" in _output(server)
+    finally:
+        server.stop()
+
+
+def test_history_rewritten_with_sha256_fails_verify_online_and_offline(
+    database_url: str, tmp_path: Path, sql: sa.Engine
+) -> None:
+    """A settled record changed, every later record's hash and link recomputed with the project's own
+    digest and the table's head moved: the signatures do not follow, so verify names that record, the
+    start-up suspends the table, and `tapete verify --public-key` fails offline."""
+    from tapete.server.chain import record_digest, record_of
+
+    server = Server(database_url, tmp_path / "home")
+    server.start()
+    try:
+        table = _setup(server)
+        _deal(server, table)
+        _finish(server, table)
+        assert server.call("ines", "GET", f"/api/tables/{table}/verify")["ok"]
+        key = server.call("ines", "GET", "/api/integrity")
+        assert key["algorithm"] == "ed25519" and "BEGIN PUBLIC KEY" in key["public_key"]
+        public = tmp_path / "casino.pub"
+        public.write_text(key["public_key"])
+        server.stop()
+        offline = _verify_offline(database_url, public, table)
+        assert offline.returncode == 0, offline.stdout + offline.stderr
+        rows = _records(sql, table)
+        target = next(r for r in rows if r.event.get("type") == "settle")
+        prev = None
+        with superuser(sql) as conn:
+            for row in rows:
+                if row.seq < target.seq:
+                    prev = row.hash
+                    continue
+                event = (
+                    {**row.event, "paid": 10 * int(row.event.get("paid", 0))}
+                    if row.seq == target.seq
+                    else row.event
+                )
+                rec = record_of(row)
+                rec.update(event=event, prev=prev)
+                digest = record_digest(rec)
+                conn.execute(
+                    sa.update(EVENTS).where(EVENTS.c.id == row.id).values(event=event, prev=prev, hash=digest)
+                )
+                prev = digest
+            conn.execute(sa.text("UPDATE tables SET head_hash = :h WHERE id = :t"), {"h": prev, "t": table})
+        offline = _verify_offline(database_url, public, table)
+        assert offline.returncode == 1 and f"at record {target.seq}" in offline.stdout, offline.stdout
+        assert "signature" in offline.stdout
+        server.start()
+        verify = server.call("ines", "GET", f"/api/tables/{table}/verify")
+        assert verify["ok"] is False and verify["first_bad"] == target.seq, verify
+        _suspended_for(server, table, target.seq)
+    finally:
+        server.stop()
+
+
+def _verify_offline(url: str, public: Path, table: int) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "tapete.cli", "verify", "--database-url", url, "--public-key", str(public)]
+    return subprocess.run([*cmd, "--table", str(table)], capture_output=True, text=True, timeout=120)
+
+
+def test_a_balance_changed_in_the_database_freezes_the_account(
+    database_url: str, tmp_path: Path, sql: sa.Engine
+) -> None:
+    """After a restart (the start-up's reconciliation) and without one (the next posting): the account
+    is frozen, its cash-out refused with err.account.frozen, a significant event account_frozen names
+    it; an administrator reopens it with a reason, its balance its last entry's again."""
+    server = Server(database_url, tmp_path / "home")
+    server.start()
+    try:
+        table = _setup(server)
+        server.call(
+            "admin", "POST", "/api/users", {"username": "bea", "password": "password-123", "role": "player"}
+        )
+        server.call("admin", "POST", "/api/cashier/buy-in", {"player": "bea", "amount": 2_000})
+        server.stop()
+        with sql.begin() as conn:
+            conn.execute(sa.text("UPDATE accounts SET balance = balance + 5000000 WHERE name = 'wallet:ana'"))
+        server.start()
+        out = {"player": "ana", "amount": 5_000_000}
+        r = server.request("admin", "POST", "/api/cashier/cash-out", out)
+        assert r.status_code == 409, r.text
+        assert r.json()["error"]["code"] == "conflict" and r.json()["error"]["key"] == "err.account.frozen"
+        frozen = _events(server, "account_frozen")
+        assert [e["details"]["account"] for e in frozen] == ["wallet:ana"], frozen
+        assert [a["account"] for a in server.call("admin", "GET", "/api/accounts/frozen")["accounts"]] == [
+            "wallet:ana"
+        ]
+        bet = {"seat": 1, "spot": "main", "amount": 1000}  # nor a bet (it would stop the deal for all)
+        r = server.request("ana", "POST", f"/api/tables/{table}/bets", bet)
+        assert r.status_code == 409 and r.json()["error"]["key"] == "err.account.frozen", r.text
+        assert server.call("ana", "GET", "/api/me")["balance"] == 5_010_000  # what the row says, read
+        # without a restart: the next posting finds bea's balance does not follow from her last entry
+        with sql.begin() as conn:
+            conn.execute(sa.text("UPDATE accounts SET balance = balance + 5000000 WHERE name = 'wallet:bea'"))
+        r = server.request("admin", "POST", "/api/cashier/cash-out", {"player": "bea", "amount": 5_001_000})
+        assert r.status_code == 409 and r.json()["error"]["key"] == "err.account.frozen", r.text
+        assert [e["details"]["account"] for e in _events(server, "account_frozen")] == [
+            "wallet:ana",
+            "wallet:bea",
+        ]
+        r = server.request("admin", "POST", "/api/cashier/buy-in", {"player": "bea", "amount": 100})
+        assert r.status_code == 409 and r.json()["error"]["key"] == "err.account.frozen", r.text
+        r = server.request("dora", "POST", "/api/accounts/reopen", {"account": "ana", "reason": "checked"})
+        assert r.status_code == 403, r.text
+        reopened = server.call(
+            "admin", "POST", "/api/accounts/reopen", {"account": "ana", "reason": "row restored"}
+        )
+        assert reopened == {"account": "wallet:ana", "balance": 10_000, "was": 5_010_000}
+        assert (
+            server.call("admin", "POST", "/api/cashier/cash-out", {"player": "ana", "amount": 1_000})[
+                "balance"
+            ]
+            == 9_000
+        )
+        assert "INTEGRITY FAILURE: account wallet:ana frozen" in _output(server)
+    finally:
+        server.stop()
+
+
+def test_the_signing_key_is_made_once_and_its_fingerprint_printed(database_url: str, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    server = Server(database_url, home, env={"TAPETE_SIGNING_KEY": ""})  # none given: one made
+    server.start()
+    try:
+        server.login("admin", ADMIN_PASSWORD)
+        key = server.call("admin", "GET", "/api/integrity")
+        out = _output(server)
+        assert f"public key fingerprint SHA256:{key['fingerprint']}" in out and "new signing key" in out, out
+        assert stat.S_IMODE(os.stat(home / "signing.key").st_mode) == 0o600
+        server.start()
+        assert server.call("admin", "GET", "/api/integrity") == key  # the same key at every start
+        assert "new signing key" not in _output(server)
+        given = tmp_path / "given.pem"
+        given.write_bytes((home / "signing.key").read_bytes())
+        (home / "signing.key").unlink()
+        server.env["TAPETE_SIGNING_KEY"] = str(given)
+        server.start()
+        assert server.call("admin", "GET", "/api/integrity") == key
+        assert not (home / "signing.key").exists()
+    finally:
+        server.stop()
+
+
+# -- in-process checks -------------------------------------------------------------------------------------
+def _statement_refused(sql: sa.Engine, text: str) -> str:
+    with pytest.raises(sa.exc.DBAPIError) as caught, sql.begin() as conn:
+        conn.execute(sa.text(text))
+    return str(caught.value)
+
+
+def test_the_database_refuses_update_and_delete_of_records_and_entries(api: Api, sql: sa.Engine) -> None:
+    api.user("ana", "player", chips=5_000)
+    api.table("blackjack", "live")
+    api.ok("ana", "POST", "/api/tables/1/seats", json={"seat": 1})
+    api.ok("ana", "POST", "/api/tables/1/bets", json={"seat": 1, "spot": "main", "amount": 100})
+    api.user("dora", "dealer")
+    live_deal(api, "dora", 1, ["2s"])
+    with sql.connect() as conn:
+        before = [
+            conn.execute(sa.text(f"SELECT * FROM {t} ORDER BY id")).all()
+            for t in ("events", "ledger_entries")
+        ]
+    assert before[0] and before[1]
+    for text in (
+        "UPDATE events SET event = '{}'",
+        "UPDATE events SET hash = 'x' WHERE seq = 0",
+        "DELETE FROM events",
+        "UPDATE ledger_entries SET amount = amount + 1",
+        "DELETE FROM ledger_entries",
+    ):
+        assert "append-only" in _statement_refused(sql, text), text
+    with sql.connect() as conn:
+        after = [
+            conn.execute(sa.text(f"SELECT * FROM {t} ORDER BY id")).all()
+            for t in ("events", "ledger_entries")
+        ]
+    assert after == before
+    # and a ledger entry that does not follow from its account's last one is refused too
+    with sql.connect() as conn:
+        account = conn.execute(sa.text("SELECT id FROM accounts WHERE name = 'wallet:ana'")).scalar_one()
+    forged = (
+        'INSERT INTO ledger_entries (txn, account_id, amount, balance_after, kind, "at")'
+        f" VALUES ('x', {account}, 1, 999999, 'buy_in', CURRENT_TIMESTAMP)"
+    )
+    assert "TPFRZ" in _statement_refused(sql, forged) or "reconcile" in _statement_refused(sql, forged)
+
+
+def test_settings_that_could_overflow_a_payout_are_invalid_rules(api: Api) -> None:
+    """rules.md: a bonus paytable entry of 10^17:1 (the issue's crash) — and any setting whose payout could
+    leave the database's 64-bit integers — is refused when the table is opened."""
+    for game, rules in (
+        ("showdown_poker", {"bonus_paytable": {"straight": 10**17}}),
+        ("showdown_poker", {"table_max": 10**17, "bonus_max": 10**17}),
+        ("blackjack", {"table_max": 2**62}),
+    ):
+        r = api.as_(
+            "admin",
+            "POST",
+            "/api/tables",
+            json={"game": game, "name": "x", "mode": "virtual", "rules": rules},
+        )
+        refused(r, 422, "invalid_rules")
+    assert api.ok("admin", "GET", "/api/tables")["tables"] == []
+
+
+def test_the_recall_of_a_round_in_progress_hides_the_hole_card_but_from_the_inspector(api: Api) -> None:
+    api.user("ana", "player", chips=5_000)
+    api.user("dora", "dealer")
+    api.user("ines", "inspector")
+    table = api.table("blackjack", "live")
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
+    live_deal(api, "dora", table, CARDS)
+    admin = api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")
+    inspector = api.ok("ines", "GET", f"/api/tables/{table}/rounds/1")
+    assert [c["card"] for c in inspector["cards"]] == CARDS
+    assert [c["card"] for c in admin["cards"]] == ["2s", "9h", "9c", "??"], admin["cards"]
+    assert "6c" not in json.dumps(admin)
+    # nor through the exported log: the administrator's ends before the round in progress
+    admin_log = api.as_("admin", "GET", f"/api/tables/{table}/log").text
+    inspector_log = api.as_("ines", "GET", f"/api/tables/{table}/log").text
+    assert '"6c"' in inspector_log and '"6c"' not in admin_log and inspector_log.startswith(admin_log)
+
+
+def test_checkpoints_stand_for_what_lies_below_them(
+    api: Api, sql: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The running server verifies a chain's new records and signs a checkpoint a little below its head;
+    the start-up's check then begins there (a record changed below it is the inspector's verify's to
+    find, which always starts from the first record), and a record changed above it suspends the table."""
+    from tapete.server import integrity, tables
+
+    monkeypatch.setattr(integrity, "CHECKPOINT_EVERY", 4)
+    monkeypatch.setattr(integrity, "CHECKPOINT_BEHIND", 2)
+    api.user("ana", "player", chips=5_000)
+    api.user("dora", "dealer")
+    table = api.table("blackjack", "live")
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
+    live_deal(api, "dora", table, CARDS)
+    casino = api.client.app.state.casino  # type: ignore[attr-defined]
+    assert api.client.portal.call(integrity.checkpoint_tables, casino.store, 0) == 1  # type: ignore[union-attr]
+    assert api.client.portal.call(integrity.checkpoint_tables, casino.store, 0) == 0  # type: ignore[union-attr]
+    rows = _records(sql, table)
+    with sql.connect() as conn:
+        mark = conn.execute(sa.text("SELECT seq, hash FROM checkpoints WHERE kind = 'table'")).one()
+    assert mark.seq == rows[-1].seq - 2 and mark.hash == rows[mark.seq].hash
+
+    async def startup() -> integrity.StartupReport:
+        async with casino.store.transaction() as tx:
+            found = [tables.row_of(f) for f in await tx.all(tables.ALL_TABLES_LOCKED)]
+            return await integrity.startup(tx, found, lambda _: None)
+
+    below = rows[1]
+    with superuser(sql) as conn:
+        conn.execute(sa.update(EVENTS).where(EVENTS.c.id == below.id).values(event={**below.event, "x": 1}))
+    report = api.client.portal.call(startup)  # type: ignore[union-attr]
+    assert report.suspended == [] and report.records == 2
+    assert api.ok("admin", "GET", f"/api/tables/{table}/verify")["first_bad"] == below.seq
+    above = rows[-1]
+    with superuser(sql) as conn:
+        conn.execute(sa.update(EVENTS).where(EVENTS.c.id == above.id).values(event={**above.event, "x": 1}))
+    report = api.client.portal.call(startup)  # type: ignore[union-attr]
+    assert [(t, seq) for t, seq, _ in report.suspended] == [(table, above.seq)]
+
+
+def test_a_previous_key_still_verifies_what_it_signed(tmp_path: Path) -> None:
+    """After a rotation the previous public key (in previous-keys/ or TAPETE_PREVIOUS_PUBLIC_KEYS) still
+    verifies what it signed; a key nobody trusts does not."""
+    from tapete.server import signing
+
+    old = signing.load_signer(tmp_path / "old")
+    new = signing.load_signer(tmp_path / "new")
+    message = signing.record_message(1, 0, "ab" * 32)
+    signed = old.sign(message)
+    assert not signing.keyring(new, tmp_path / "new").check(message, signed)
+    (tmp_path / "new" / "previous-keys").mkdir()
+    (tmp_path / "new" / "previous-keys" / "old.pub").write_text(old.verifier.pem)
+    ring = signing.keyring(new, tmp_path / "new")
+    assert ring.check(message, signed) and ring.check(message, new.sign(message))
+    assert not ring.check(message, signing.load_signer(tmp_path / "other").sign(message))
+
+
+def test_offline_verify_checks_the_ledger_too(
+    api: Api, database_url: str, sql: sa.Engine, tmp_path: Path
+) -> None:
+    """`tapete verify --database-url --public-key` without --table: every chain and the whole ledger
+    (signatures, links, balances), from the public key alone; an entry's amount changed fails it."""
+    from tapete.server.offline import verify_database
+
+    api.user("ana", "player", chips=5_000)
+    api.user("dora", "dealer")
+    table = api.table("blackjack", "live")
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
+    live_deal(api, "dora", table, CARDS)
+    api.ok("admin", "POST", "/api/cashier/cash-out", json={"player": "ana", "amount": 1_000})
+    public = tmp_path / "casino.pub"
+    public.write_text(api.ok("admin", "GET", "/api/integrity")["public_key"])
+    found = verify_database(database_url, public)
+    assert [(f.what, f.ok) for f in found] == [(f"table {table}", True), ("ledger", True)], found
+    assert found[1].records >= 4
+    with sql.connect() as conn:
+        entry = conn.execute(sa.text("SELECT id, amount FROM ledger_entries ORDER BY id DESC LIMIT 1")).one()
+    with superuser(sql) as conn:
+        conn.execute(sa.text("UPDATE ledger_entries SET amount = amount * 2 WHERE id = :i"), {"i": entry.id})
+    bad = verify_database(database_url, public)[-1]
+    assert not bad.ok and bad.first_bad == entry.id, bad
+
+
+def test_a_round_read_back_that_fails_its_check_is_not_settled(api: Api, sql: sa.Engine) -> None:
+    """While the server runs: a card of the round in progress changed in the database; the round's end,
+    reading the round back (this process keeps nothing of it here), checks its records before it
+    settles: the step is refused, nothing is paid, and the table is suspended (integrity_failure)."""
+    api.user("ana", "player", chips=5_000)
+    api.user("dora", "dealer")
+    table = api.table("blackjack", "live")
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
+    live_deal(api, "dora", table, CARDS)
+    api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "decline"})
+    api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "stand"})
+    seq = _forge_card(sql, table, "9c", "Ac")
+    casino = api.client.app.state.casino  # type: ignore[attr-defined]
+    for kept in (casino.runtimes, casino.rows, casino.snapshots):  # as another process would: no memory
+        kept.clear()
+    r = api.as_("dora", "POST", f"/api/tables/{table}/cards", json={"card": "Ts"})
+    refused(r, 409, "conflict")
+    assert api.balance("ana") == 4_900
+    doc = api.ok("admin", "GET", f"/api/tables/{table}")
+    assert doc["status"] == "suspended" and doc["reason"] == "integrity"
+    failures = [
+        e for e in api.ok("admin", "GET", "/api/events")["events"] if e["kind"] == "integrity_failure"
+    ]
+    assert [e["details"]["record"] for e in failures] == [seq]
