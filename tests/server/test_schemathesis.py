@@ -30,6 +30,13 @@ LEFT_OUT = {("POST", "/api/logout")}
 TOKENS = ("admin", "dora", "ana")
 
 
+#: refusals that depend on what no schema states: today's date (a birth date under 18), the user's
+#: role (only a player carries an identity), another player's document
+BY_CONTENT = frozenset(
+    {"err.protection.under_age", "err.protection.not_player", "err.protection.document_taken"}
+)
+
+
 def _casino(api: Api) -> list[int]:
     """A casino worth probing: players with chips and seats, a virtual table with a bet, a live table
     whose round waits for a card, a Punto y Banca and a Showdown table; their ids."""
@@ -109,7 +116,8 @@ def run_schemathesis(api: Api, examples: int) -> collections.Counter[str]:
             assert response.status_code < 500, said
             if 400 <= response.status_code < 500:
                 error = error_of(response)
-                if mode == GenerationMode.POSITIVE:  # valid by the document: never refused for its shape
+                if mode == GenerationMode.POSITIVE and error.get("key") not in BY_CONTENT:
+                    # valid by the document: never refused for its shape
                     assert response.status_code != 400 and error["code"] != "bad_request", f"{said}\n{case!r}"
 
         return probe

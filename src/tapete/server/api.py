@@ -103,6 +103,10 @@ _MOVEMENTS = q(
 )
 
 
+#: a DNI (protection.DNI): what the document says of a player's document
+DNI_PATTERN = r"^[0-9]{8}$"
+
+
 class LoginBody(Body):
     username: StrictStr = text()
     password: StrictStr = text()
@@ -112,8 +116,14 @@ class UserBody(Body):
     username: StrictStr = text(pattern=USER_NAME)
     password: StrictStr = text(minLength=8, maxLength=256)
     role: StrictStr = text(enum=list(ROLES))
-    document: StrictStr | None = Field(default=None, description="a player's DNI: 8 digits")
-    birth_date: StrictStr | None = Field(default=None, description="a player's birth date (ISO); 18 or older")
+    document: StrictStr | None = Field(
+        default=None, description="a player's DNI: 8 digits", json_schema_extra={"pattern": DNI_PATTERN}
+    )
+    birth_date: StrictStr | None = Field(
+        default=None,
+        description="a player's birth date (ISO); 18 or older",
+        json_schema_extra={"format": "date"},
+    )
 
 
 class UserChange(Body):
@@ -122,8 +132,16 @@ class UserChange(Body):
     password: StrictStr | None = Field(
         None, json_schema_extra={"pattern": NO_NUL, "minLength": 8, "maxLength": 256}
     )
-    document: StrictStr | None = Field(default=None, description="a player's DNI (admin, cashier)")
-    birth_date: StrictStr | None = Field(default=None, description="a player's birth date (admin, cashier)")
+    document: StrictStr | None = Field(
+        default=None,
+        description="a player's DNI (admin, cashier)",
+        json_schema_extra={"pattern": DNI_PATTERN},
+    )
+    birth_date: StrictStr | None = Field(
+        default=None,
+        description="a player's birth date (admin, cashier)",
+        json_schema_extra={"format": "date"},
+    )
 
 
 class CashierBody(Body):
