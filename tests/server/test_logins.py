@@ -162,12 +162,12 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 def test_the_names_migration_refuses_to_run_on_names_that_collide(empty_url: str) -> None:
-    """A database at 0004 holding `ana` and `Ana`: migration 0006 refuses with a message that names both
-    and says what to do, and changes nothing; once one is renamed it runs, and the database itself then
-    refuses a name that differs only by its case."""
+    """A database at 0005 (the revision before it) holding `ana` and `Ana`: migration 0006 refuses with a
+    message that names both and says what to do, and changes nothing; once one is renamed it runs, and
+    the database itself then refuses a name that differs only by its case."""
     from tapete.server.config import ConfigError
 
-    command.upgrade(alembic_config(empty_url), "0004")
+    command.upgrade(alembic_config(empty_url), "0005")
     engine = sa.create_engine(sync_url(empty_url))
     insert = sa.text(
         "INSERT INTO users (name, role, password_hash, active, created_at)"
@@ -182,7 +182,7 @@ def test_the_names_migration_refuses_to_run_on_names_that_collide(empty_url: str
         said = str(refusal.value)
         assert "Ana, ana" in said and "0006" in said and "Rename" in said and "beto" not in said
         with engine.connect() as conn:
-            assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0004"
+            assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0005"
             assert conn.execute(sa.text("SELECT count(*) FROM users")).scalar() == 3
         with engine.begin() as conn:
             conn.execute(sa.text("UPDATE users SET name = 'ana2' WHERE name = 'Ana'"))

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tests.server.support import serving
+from tests.server.support import procedures, serving
 
 
 def _when(iso: str) -> float:
@@ -100,6 +100,7 @@ def test_the_recall_says_who_confirmed_a_void(database_url: str, tmp_path: Path)
         table = api.table("blackjack", "live")
         api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
         api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 1000})
+        procedures(api, "dora", table)
         api.ok("dora", "POST", f"/api/tables/{table}/deal")
         api.ok("dora", "POST", f"/api/tables/{table}/void", json={"reason": "carta al suelo"})
         api.ok("admin", "POST", f"/api/tables/{table}/void/confirm")

@@ -17,7 +17,7 @@ import pytest
 
 from tapete.i18n import catalog
 from tests.web.conftest import ARTIFACTS, Shots, Site, log_in, new_page
-from tests.web.helpers import money, until
+from tests.web.helpers import money, procedures, until
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -380,6 +380,7 @@ def test_punto_y_banca_scoreboard_matches_the_coups_and_survives_a_reload(
 
 # -------------------------------------------------------------------------------- the phone, a void
 def live_round(site: Site, table: int, cards: list[str]) -> None:
+    procedures(site, "dora", table)  # the control procedures the live table owes first (server.md)
     site.call("dora", "POST", f"/api/tables/{table}/deal")
     for c in cards:
         site.call("dora", "POST", f"/api/tables/{table}/cards", json={"card": c})
@@ -566,6 +567,7 @@ def test_the_dealer_sees_a_refused_correction_and_a_void_without_a_script_error(
     table = site.table("blackjack", "live", name="Mesa 7")
     site.call("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
     place(site, table, 1, "main", 2000)
+    procedures(site, "dora", table)  # the control procedures the live table owes first (server.md)
     dealer = new_page(browser, site.url, viewport=DESKTOP)
     log_in(dealer, "dora", site.passwords["dora"])
     dealer.goto(f"{site.url}/#/dealer/{table}")

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter
 from fastapi import Path as InPath
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, Field, StrictStr
 
 from tapete.errors import TapeteError
 from tapete.server import inspector
@@ -28,7 +28,7 @@ from tapete.server.control import (
     resolve_claim,
 )
 from tapete.server.errors import NotFound, error_body, status_of
-from tapete.server.http import FastJSON, IdemKey, Who, storable
+from tapete.server.http import NOT_BLANK, Body, BodyInt, FastJSON, IdemKey, Who, storable
 from tapete.server.models import CasinoTable
 from tapete.server.sql import Tx
 from tapete.server.tables import TableRow, TableRuntime
@@ -37,12 +37,14 @@ _ID = Annotated[int, InPath(ge=0, le=2**31 - 1)]
 
 
 # ------------------------------------------------------------------------------------------ the API
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+#: a person's text (control._text trims it and takes 1 to MAX_TEXT characters): what the document says
+_TEXT: dict[str, Any] = {"pattern": NOT_BLANK, "maxLength": MAX_TEXT}
+#: a table's or a round's number in a body
+_NUMBER = Annotated[BodyInt, Field(ge=0)]
 
 
-class DeckChangeRequestBody(_Body):
-    reason: StrictStr = Field(max_length=MAX_TEXT * 2, description="why the decks should be changed")
+class DeckChangeRequestBody(Body):
+    reason: StrictStr = Field(description="why the decks should be changed", json_schema_extra=_TEXT)
 
 
 class DeckChangeRequestAnswer(BaseModel):
@@ -53,15 +55,17 @@ class DeckChangeRequestAnswer(BaseModel):
     reason: str
 
 
-class ClaimBody(_Body):
-    table: StrictInt = Field(ge=0, le=2**31 - 1)
-    round: StrictInt = Field(ge=0, le=2**31 - 1)
-    text: StrictStr = Field(max_length=MAX_TEXT * 2)
+class ClaimBody(Body):
+    table: _NUMBER
+    round: _NUMBER
+    text: StrictStr = Field(json_schema_extra=_TEXT)
 
 
-class ResolutionBody(_Body):
-    outcome: StrictStr = Field(description="upheld | rejected")
-    text: StrictStr = Field(max_length=MAX_TEXT * 2)
+class ResolutionBody(Body):
+    outcome: StrictStr = Field(
+        description="upheld | rejected", json_schema_extra={"enum": ["upheld", "rejected"]}
+    )
+    text: StrictStr = Field(json_schema_extra=_TEXT)
 
 
 def router(casino: Casino) -> APIRouter:
