@@ -28,7 +28,7 @@ from tapete.server.control import (
     resolve_claim,
 )
 from tapete.server.errors import NotFound, error_body, status_of
-from tapete.server.http import NOT_BLANK, Body, BodyInt, FastJSON, IdemKey, Who, storable
+from tapete.server.http import NOT_BLANK, Body, BodyId, FastJSON, IdemKey, Who, storable
 from tapete.server.models import CasinoTable
 from tapete.server.sql import Tx
 from tapete.server.tables import TableRow, TableRuntime
@@ -39,8 +39,6 @@ _ID = Annotated[int, InPath(ge=0, le=2**31 - 1)]
 # ------------------------------------------------------------------------------------------ the API
 #: a person's text (control._text trims it and takes 1 to MAX_TEXT characters): what the document says
 _TEXT: dict[str, Any] = {"pattern": NOT_BLANK, "maxLength": MAX_TEXT}
-#: a table's or a round's number in a body
-_NUMBER = Annotated[BodyInt, Field(ge=0)]
 
 
 class DeckChangeRequestBody(Body):
@@ -56,8 +54,8 @@ class DeckChangeRequestAnswer(BaseModel):
 
 
 class ClaimBody(Body):
-    table: _NUMBER
-    round: _NUMBER
+    table: BodyId
+    round: BodyId
     text: StrictStr = Field(json_schema_extra=_TEXT)
 
 

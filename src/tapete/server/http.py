@@ -87,6 +87,8 @@ def _whole(value: Any) -> Any:
 
 
 BodyInt = Annotated[StrictInt, Field(ge=-MAX_ID, le=MAX_ID), BeforeValidator(_whole)]
+#: a table's, a round's or a request's number in a body
+BodyId = Annotated[StrictInt, Field(ge=0, le=MAX_ID), BeforeValidator(_whole)]
 #: a bet's or a decision's amount: the engine refuses one below 1 (bad_bet, illegal_action), and the
 #: document says so (its refusal stays the engine's, with its code)
 BodyAmount = Annotated[

@@ -57,6 +57,16 @@ export function t(key, params = {}) {
   return fill(template, params);
 }
 
+/** A text for a person: the rules' "[A]" marks (a house choice where the regulation is silent,
+ * rules.md) said in words ("regla de la casa", "elección de la casa"), never as the marker itself. */
+export function plain(text) {
+  const choice = messages["web.house_choice"] || "elección de la casa";
+  return String(text)
+    .replace(/(regla de la casa|house rule) \[A\]/g, "$1")
+    .replace(/ ?\[A: ([^\]]*)\]/g, (_, value) => ` (${choice}: ${value})`)
+    .replace(/ ?\[A\]/g, ` (${choice})`);
+}
+
 /** Fill a template as tapete.i18n does: amounts as money, machine names in the language. */
 export function fill(template, params = {}) {
   return template
@@ -76,7 +86,8 @@ export function fill(template, params = {}) {
       return String(value);
     })
     .replace(/\{\{/g, "{")
-    .replace(/\}\}/g, "}");
+    .replace(/\}\}/g, "}")
+    .replace(/(regla de la casa|house rule) \[A\]| ?\[A(?:: [^\]]*)?\]/g, (mark) => plain(mark));
 }
 
 /** The words of a payout reason, a house rule, ... given in every language ({"es": .., "en": ..}). */

@@ -3,7 +3,7 @@
 // as the server words them for its players.
 
 import { html } from "../dom.js";
-import { money, pick, t } from "../i18n.js";
+import { money, pick, plain, t } from "../i18n.js";
 
 /** Settings that are amounts of money (shown in soles). */
 export const MONEY_KEYS = new Set([
@@ -51,7 +51,7 @@ function houseLines(game, rules, words) {
     lines.push(t("web.house.back_betting_pyb", { value: yes(rules.back_betting) }));
     lines.push(t(`web.house.shoe_passes.${rules.shoe_passes}`));
   } else {
-    lines.push(...pick(words.house_rules).slice(1));
+    lines.push(...pick(words.house_rules).slice(1).map(plain));
   }
   lines.push(t("web.house.rounding"));
   if (rules.turn_seconds) lines.push(t(game === "showdown_poker" ? "web.house.turn.showdown_poker" : "web.house.turn", { s: rules.turn_seconds }));

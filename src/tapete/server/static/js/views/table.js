@@ -322,6 +322,7 @@ export async function mount(root, args) {
 
   /** The chip rack and the bet controls (Deshacer, Repetir, Doblar); on a phone a bar that stays in view
    * while the bets are open, with the last round's result where the player looks. */
+  let resultShown = null; // the round whose result the rack last brought into view
   const renderRack = () => {
     const rack = $("#rack", root);
     const show = player && state && isOpen();
@@ -354,6 +355,13 @@ export async function mount(root, args) {
           <button type="button" class="btn" id="bet-double" title="${t("web.bets.double_hint")}" ${betting && mine.length ? "" : html`disabled`}>${t("web.bets.double")}</button>
         </div>`,
     );
+    // the round's result where he is looking: brought into view once, when it first shows
+    const shown = result ? state.last_round : null;
+    if (shown !== null && shown !== resultShown) {
+      const line = $("#rack-result", root);
+      if (line && typeof line.scrollIntoView === "function") line.scrollIntoView({ block: "nearest" });
+    }
+    resultShown = shown;
   };
 
   const renderChips = () => {
