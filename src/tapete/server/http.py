@@ -87,6 +87,11 @@ def _whole(value: Any) -> Any:
 
 
 BodyInt = Annotated[StrictInt, Field(ge=-MAX_ID, le=MAX_ID), BeforeValidator(_whole)]
+#: a whole number in a body: ``626.0`` taken as 626, as JSON Schema's integer type counts it (put after
+#: the number's bounds in an Annotated, so that the document says them)
+WHOLE = BeforeValidator(_whole)
+
+
 #: a table's, a round's or a request's number in a body
 BodyId = Annotated[StrictInt, Field(ge=0, le=MAX_ID), BeforeValidator(_whole)]
 #: a bet's or a decision's amount: the engine refuses one below 1 (bad_bet, illegal_action), and the

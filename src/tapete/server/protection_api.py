@@ -4,7 +4,7 @@ are `protection.Protection`'s."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Request
 from fastapi.exceptions import RequestValidationError
@@ -13,8 +13,21 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 from tapete.server.accounts import NAME
 from tapete.server.app import Casino
 from tapete.server.errors import NotFound
-from tapete.server.http import who
+from tapete.server.http import WHOLE, who
 from tapete.server.protection import LIMITS, MAX_EXCLUSION_DAYS, MAX_LIMIT_AMOUNT, MAX_MINUTES
+
+#: a limit's amount and minutes: whole numbers within their bounds (said in the document too)
+_Amount = Annotated[StrictInt, Field(ge=1, le=MAX_LIMIT_AMOUNT), WHOLE]
+_Minutes = Annotated[StrictInt, Field(ge=1, le=MAX_MINUTES), WHOLE]
+_Days = Annotated[StrictInt, Field(ge=1, le=MAX_EXCLUSION_DAYS), WHOLE]
+
+
+#: what the register's body reads as (protection.parse_register): an optional header, then lines of a
+#: document (4 to 20 letters or digits) and an optional ISO date
+REGISTER_PATTERN = (
+    r"^(?:document,since\n)?(?:[A-Za-z0-9]{4,20}"
+    r"(?:,[1-9][0-9]{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8]))?\n)*$"
+)
 
 
 class LimitsBody(BaseModel):
@@ -22,14 +35,10 @@ class LimitsBody(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    loss_per_day: StrictInt | None = Field(default=None, ge=1, le=MAX_LIMIT_AMOUNT, description="money units")
-    wager_per_day: StrictInt | None = Field(
-        default=None, ge=1, le=MAX_LIMIT_AMOUNT, description="money units"
-    )
-    session_minutes: StrictInt | None = Field(default=None, ge=1, le=MAX_MINUTES)
-    reality_check_minutes: StrictInt | None = Field(
-        default=None, ge=1, le=MAX_MINUTES, description="null: the default, 60"
-    )
+    loss_per_day: _Amount | None = Field(default=None, description="money units")
+    wager_per_day: _Amount | None = Field(default=None, description="money units")
+    session_minutes: _Minutes | None = None
+    reality_check_minutes: _Minutes | None = Field(default=None, description="null: the default, 60")
 
 
 class ExclusionBody(BaseModel):
@@ -37,7 +46,7 @@ class ExclusionBody(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    days: StrictInt = Field(ge=1, le=MAX_EXCLUSION_DAYS)
+    days: _Days
 
 
 class PendingLimit(BaseModel):
@@ -137,7 +146,13 @@ def router(casino: Casino) -> APIRouter:
             "requestBody": {
                 "required": True,
                 "content": {
-                    "text/csv": {"schema": {"type": "string", "description": "document,since lines"}}
+                    "text/csv": {
+                        "schema": {
+                            "type": "string",
+                            "description": "document,since lines",
+                            "pattern": REGISTER_PATTERN,
+                        }
+                    }
                 },
             }
         },
