@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,31 @@ def signing_key_pem(seed: int = 64) -> str:
     return key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     ).decode()
+
+
+#: the body each control procedure is posted with unless a test gives its own (server.md)
+PROCEDURE_BODIES: dict[str, dict[str, Any]] = {"inspect": {"result": "complete"}, "cut": {"by": "dealer"}}
+
+
+def run_procedures(
+    due: Callable[[], list[str]],
+    post: Callable[[dict[str, Any]], Any],
+    *,
+    upto: str | None = None,
+    bodies: dict[str, dict[str, Any]] | None = None,
+) -> list[str]:
+    """Post the control procedures a live table owes before its next deal, one at a time in the order
+    `due()` (its state's `procedures_due`) gives them (server.md), each with its default body or the one
+    `bodies` gives its step; stop before `upto`. The steps posted. Every client of the tests uses this."""
+    done: list[str] = []
+    for _ in range(20):
+        now = due()
+        if not now or now[0] == upto:
+            return done
+        step = now[0]
+        post({"type": step, **PROCEDURE_BODIES.get(step, {}), **(bodies or {}).get(step, {})})
+        done.append(step)
+    raise AssertionError(f"the procedures did not end: {done}")
 
 
 def free_port() -> int:
@@ -151,6 +177,14 @@ class Server:
         r = self.request(who, method, path, body, **kw)
         assert r.status_code < 300, (method, path, r.status_code, r.text)
         return r.json()
+
+    def procedures(self, dealer: str, table: int) -> list[str]:
+        """The control procedures live table `table` owes before its deal, posted by `dealer`."""
+        path = f"/api/tables/{table}"
+        return run_procedures(
+            lambda: self.call(dealer, "GET", f"{path}/state")["procedures_due"],
+            lambda body: self.call(dealer, "POST", f"{path}/procedures", body),
+        )
 
 
 def group_cpu_seconds(pgid: int) -> float:

@@ -22,7 +22,6 @@ import pytest
 from websockets.sync.client import connect
 
 from tests.procs import ADMIN_PASSWORD, PostgresInstance, RedisInstance, Server, wait_for
-from tests.server.support import PROCEDURE_BODIES
 
 SHARED_PG = "postgresql://postgres@127.0.0.1:5432"
 SHARED_REDIS = "redis://127.0.0.1:6379/0"
@@ -125,9 +124,7 @@ def test_a_push_made_through_one_process_reaches_a_websocket_on_another(pair: tu
 
 def _deal_one(server: Server, table: int, who: str = "p1", seat: int = 1) -> Any:
     server.call(who, "POST", f"/api/tables/{table}/bets", {"seat": seat, "spot": "main", "amount": 1000})
-    for step in server.call("dora", "GET", f"/api/tables/{table}/state")["procedures_due"]:
-        body = {"type": step, **PROCEDURE_BODIES.get(step, {})}  # a live table's procedures first
-        server.call("dora", "POST", f"/api/tables/{table}/procedures", body)
+    server.procedures("dora", table)  # a live table's procedures first
     return server.call("dora", "POST", f"/api/tables/{table}/deal")
 
 

@@ -22,6 +22,7 @@ from fastapi.testclient import TestClient
 
 from tapete.server.api import create_app
 from tapete.server.app import prepare
+from tests.procs import run_procedures
 from tests.server.conftest import ADMIN_PASSWORD, Api, settings_for
 
 #: the rows a refused request must leave exactly as they were (sessions, login failures and the
@@ -144,27 +145,19 @@ def live_server(url: str, data_dir: Path, **settings: Any) -> Iterator[str]:
 
 
 # ------------------------------------------------------------------------------------- live-table rounds
-#: the body each control procedure is posted with unless a test gives its own (server.md)
-PROCEDURE_BODIES: dict[str, dict[str, Any]] = {"inspect": {"result": "complete"}, "cut": {"by": "dealer"}}
-
-
 def procedures(
     api: Api, dealer: str, table: int, *, upto: str | None = None, **bodies: dict[str, Any]
 ) -> list[str]:
-    """Run the control procedures a live table owes before its next deal, in the order its state's
-    `procedures_due` gives (server.md: new pack, inspect, show, turn, mix, shuffle, cut, load, burn; after
-    the cut card or at Showdown the later ones), each with its default body or the one `bodies` gives
-    for its step; stop before `upto`. The steps posted."""
-    done: list[str] = []
-    for _ in range(20):
-        due = api.state(dealer, table)["procedures_due"]
-        if not due or due[0] == upto:
-            return done
-        step = due[0]
-        body = {"type": step, **PROCEDURE_BODIES.get(step, {}), **bodies.get(step, {})}
-        api.ok(dealer, "POST", f"/api/tables/{table}/procedures", json=body)
-        done.append(step)
-    raise AssertionError(f"table {table}'s procedures did not end: {done}")
+    """Run the control procedures a live table owes before its next deal (`tests.procs.run_procedures`:
+    new pack, inspect, show, turn, mix, shuffle, cut, load, burn; after the cut card or at Showdown the
+    later ones), each with its default body or the one `bodies` gives for its step; stop before `upto`.
+    The steps posted."""
+    return run_procedures(
+        lambda: api.state(dealer, table)["procedures_due"],
+        lambda body: api.ok(dealer, "POST", f"/api/tables/{table}/procedures", json=body),
+        upto=upto,
+        bodies=bodies,
+    )
 
 
 def live_deal(api: Api, dealer: str, table: int, cards: list[str]) -> Any:

@@ -9,7 +9,6 @@ from typing import Any
 
 from tests.procs import Server
 from tests.server.conftest import ADMIN_PASSWORD
-from tests.server.support import PROCEDURE_BODIES
 
 # Black Jack, one box: Ts 9c to the box, 9h 6c to the dealer: the player stands on 19 against 15; the
 # dealer draws 2d (17).
@@ -52,9 +51,7 @@ def test_sigkill_mid_round_then_the_round_goes_on(database_url: str, tmp_path: P
             server.call(
                 "ana", "POST", f"/api/tables/{table}/bets", {"seat": 1, "spot": "main", "amount": 1000}
             )
-            for step in server.call("dora", "GET", f"/api/tables/{table}/state")["procedures_due"]:
-                body = {"type": step, **PROCEDURE_BODIES.get(step, {})}  # the new pack's procedures first
-                server.call("dora", "POST", f"/api/tables/{table}/procedures", body)
+            server.procedures("dora", table)  # the new pack's procedures first
             server.call("dora", "POST", f"/api/tables/{table}/deal")
             cards = list(CARDS)
             for _ in range(4):  # the deal: box, dealer, box, dealer

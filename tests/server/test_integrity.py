@@ -55,24 +55,9 @@ def _setup(server: Server) -> int:
     return table
 
 
-def _procedures(server: Server, table: int) -> None:
-    """The control procedures the live table owes before its deal (server.md), in the order its state
-    gives them."""
-    for _ in range(20):
-        due = server.call("dora", "GET", f"/api/tables/{table}/state")["procedures_due"]
-        if not due:
-            return
-        body = {
-            "type": due[0],
-            **{"inspect": {"result": "complete"}, "cut": {"by": "dealer"}}.get(due[0], {}),
-        }
-        server.call("dora", "POST", f"/api/tables/{table}/procedures", body)
-    raise AssertionError("the procedures did not end")
-
-
 def _deal(server: Server, table: int) -> None:
     server.call("ana", "POST", f"/api/tables/{table}/bets", {"seat": 1, "spot": "main", "amount": 1000})
-    _procedures(server, table)
+    server.procedures("dora", table)
     server.call("dora", "POST", f"/api/tables/{table}/deal")
     for card in CARDS:
         server.call("dora", "POST", f"/api/tables/{table}/cards", {"card": card})

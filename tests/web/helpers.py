@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tapete.money import format_money
+from tests.procs import run_procedures
 from tests.web.conftest import Site
 
 
@@ -64,20 +65,15 @@ def play_out(
     raise AssertionError("the round did not end")
 
 
-#: the body each control procedure is posted with unless a test gives its own (server.md)
-PROCEDURE_BODIES: dict[str, dict[str, Any]] = {"inspect": {"result": "complete"}, "cut": {"by": "dealer"}}
-
-
 def procedures(
     site: Any, dealer: str, table: int, *, upto: str | None = None, **bodies: dict[str, Any]
 ) -> None:
-    """Run through the API the control procedures a live table owes before its next deal (its state's
-    `procedures_due`, in order), each with its default body or the one `bodies` gives its step; stop
+    """Run through the API the control procedures a live table owes before its next deal
+    (`tests.procs.run_procedures`), each with its default body or the one `bodies` gives its step; stop
     before `upto`. For tests about something else than the dealer's checklist."""
-    for _ in range(20):
-        due = site.state(dealer, table)["procedures_due"]
-        if not due or due[0] == upto:
-            return
-        body = {"type": due[0], **PROCEDURE_BODIES.get(due[0], {}), **bodies.get(due[0], {})}
-        site.call(dealer, "POST", f"/api/tables/{table}/procedures", json=body)
-    raise AssertionError(f"table {table}'s procedures did not end")
+    run_procedures(
+        lambda: site.state(dealer, table)["procedures_due"],
+        lambda body: site.call(dealer, "POST", f"/api/tables/{table}/procedures", json=body),
+        upto=upto,
+        bodies=bodies,
+    )
