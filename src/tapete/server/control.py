@@ -14,7 +14,7 @@ from tapete.games.base import Event
 from tapete.server.accounts import Caller
 from tapete.server.errors import Conflict, Forbidden, NotFound
 from tapete.server.journal import note, seats_of
-from tapete.server.models import utcnow
+from tapete.server.models import iso, utcnow
 from tapete.server.sql import Tx, q
 from tapete.server.table_row import TableRow
 
@@ -63,10 +63,6 @@ _RESOLVE = q(
     "UPDATE claims SET status = 'resolved', outcome = :outcome, resolution = :text, resolved_by = :by,"
     " resolved_at = :at WHERE id = :id AND status = 'open'"
 )
-
-
-def iso(moment: Any) -> str | None:
-    return moment.isoformat().replace("+00:00", "Z") if moment is not None else None
 
 
 def _text(value: str, what: str) -> str:

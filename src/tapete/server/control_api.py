@@ -24,12 +24,11 @@ from tapete.server.control import (
     ask_deck_change,
     claim_json,
     file_claim,
-    iso,
     resolve_claim,
 )
 from tapete.server.errors import NotFound, error_body, status_of
 from tapete.server.http import NOT_BLANK, Body, BodyId, FastJSON, IdemKey, Who, storable
-from tapete.server.models import CasinoTable
+from tapete.server.models import CasinoTable, iso
 from tapete.server.sql import Tx
 from tapete.server.tables import TableRow, TableRuntime
 

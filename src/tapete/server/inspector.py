@@ -26,6 +26,7 @@ from tapete.server.models import (
     RoundRow,
     SignificantEvent,
     User,
+    iso,
 )
 from tapete.server.tables import SERVER_EVENTS, effective_events
 
@@ -34,17 +35,13 @@ DECISION_EVENTS = ("decision", "offer")
 PROCEDURE_EVENTS = ("new_pack", "procedure", "cut_card_out", "shoe_recovered")
 
 
-def _iso(moment: datetime | None) -> str | None:
-    return moment.isoformat().replace("+00:00", "Z") if moment is not None else None
-
-
 def round_json(row: RoundRow) -> dict[str, Any]:
     """A round as the table's list shows it: number, status, times."""
     return {
         "round": row.round_no,
         "status": row.status,
-        "started_at": _iso(row.started_at),
-        "ended_at": _iso(row.ended_at),
+        "started_at": iso(row.started_at),
+        "ended_at": iso(row.ended_at),
         "first_seq": row.first_seq,
         "last_seq": row.last_seq,
         **(
@@ -72,7 +69,7 @@ def _entry_json(entry: LedgerEntry, account: str) -> dict[str, Any]:
         "player": entry.player,
         "spot": entry.spot,
         "seq": entry.seq,
-        "at": _iso(entry.at),
+        "at": iso(entry.at),
         "by": entry.actor,
     }
 
@@ -374,7 +371,7 @@ async def significant(db: AsyncSession, limit: int = 200, since_id: int = 0) -> 
     return [
         {
             "id": r.id,
-            "at": _iso(r.at),
+            "at": iso(r.at),
             "kind": r.kind,
             "actor": r.actor,
             "table": r.table_id,

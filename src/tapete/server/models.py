@@ -31,6 +31,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def iso(moment: datetime | None) -> str | None:
+    """A time as the API writes it: UTC, ISO 8601 with ``Z`` (None stays None)."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z") if moment is not None else None
+
+
 class UTCDateTime(TypeDecorator[datetime]):
     """A timestamp kept in UTC and given back timezone-aware, on SQLite (which keeps no zone) as on
     PostgreSQL."""

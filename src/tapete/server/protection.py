@@ -35,7 +35,7 @@ from tapete.server import models
 from tapete.server.accounts import Caller
 from tapete.server.errors import ApiError, Conflict, Forbidden, NotFound
 from tapete.server.journal import note
-from tapete.server.models import utcnow
+from tapete.server.models import iso, utcnow
 from tapete.server.sql import Json, Rows, Tx, q
 
 log = logging.getLogger("tapete.server.protection")
@@ -88,11 +88,6 @@ def lima_day_start(now: datetime) -> datetime:
     """The moment (UTC) Lima's calendar day of `now` began: where a day's wagers and losses count from."""
     local = now.astimezone(LIMA)
     return local.replace(hour=0, minute=0, second=0, microsecond=0).astimezone(UTC)
-
-
-def iso(moment: datetime | None) -> str | None:
-    """A UTC time as the API writes it (``…Z``)."""
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z") if moment is not None else None
 
 
 def _stricter(limit: str, new: int | None, old: int | None) -> bool:
