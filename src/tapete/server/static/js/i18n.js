@@ -69,8 +69,7 @@ export function plain(text) {
 
 /** Fill a template as tapete.i18n does: amounts as money, machine names in the language. */
 export function fill(template, params = {}) {
-  return template
-    .replace(/\{(\w+)(?::(\w+))?\}/g, (whole, name, spec) => {
+  const filled = template.replace(/\{(\w+)(?::(\w+))?\}/g, (whole, name, spec) => {
       if (!(name in params)) return whole;
       const value = params[name];
       if (spec === "money" && Number.isInteger(value)) return money(value);
@@ -84,10 +83,8 @@ export function fill(template, params = {}) {
       if (spec === "money" && Array.isArray(value)) return value.map((v) => (Number.isInteger(v) ? money(v) : String(v))).join(", ");
       if (Array.isArray(value)) return value.join(", ");
       return String(value);
-    })
-    .replace(/\{\{/g, "{")
-    .replace(/\}\}/g, "}")
-    .replace(/(regla de la casa|house rule) \[A\]| ?\[A(?:: [^\]]*)?\]/g, (mark) => plain(mark));
+    });
+  return plain(filled.replace(/\{\{/g, "{").replace(/\}\}/g, "}"));
 }
 
 /** The words of a payout reason, a house rule, ... given in every language ({"es": .., "en": ..}). */
