@@ -418,24 +418,32 @@ def serve(
 
 def main() -> None:
     """Console-script entry point."""
-    _register_optional()
+    _register_optional(sys.argv[1] if len(sys.argv) > 1 else None)
     app()
 
 
-def _register_optional() -> None:
-    """Attach sub-commands whose modules are optional pieces of the package (rng, analyze)."""
-    try:
-        from tapete.rngtools import rng_app
+#: sub-commands whose modules are heavy (numpy, the analyzers): imported only when asked for or for --help
+OPTIONAL = ("rng", "analyze")
 
-        app.add_typer(rng_app, name="rng")
-    except ImportError:
-        pass
-    try:
-        from tapete.math.analyze import analyze_command
 
-        app.command(name="analyze")(analyze_command)
-    except ImportError:
-        pass
+def _register_optional(asked: str | None = None) -> None:
+    """Attach the optional sub-commands (rng, analyze); only `asked` when it names one of them."""
+    core = {(c.name or getattr(c.callback, "__name__", "")).replace("_", "-") for c in app.registered_commands}
+    wanted = [asked] if asked in OPTIONAL else [] if asked in core else list(OPTIONAL)
+    if "rng" in wanted:
+        try:
+            from tapete.rngtools import rng_app
+
+            app.add_typer(rng_app, name="rng")
+        except ImportError:
+            pass
+    if "analyze" in wanted:
+        try:
+            from tapete.math.analyze import analyze_command
+
+            app.command(name="analyze")(analyze_command)
+        except ImportError:
+            pass
 
 
 if __name__ == "__main__":  # pragma: no cover

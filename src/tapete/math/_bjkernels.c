@@ -4,6 +4,7 @@
  * for values, one byte (numpy bool) for flags; a state table `cnt` is n x 10, `trans` n x 10, a
  * dealer distribution n x 7. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef int64_t i64;
@@ -107,12 +108,21 @@ void cd_kernel(const i64 *avail, i64 up, const i64 *cnt, i64 n, const i64 *ncard
     }
 }
 
-void split_kernel(const i64 *avail0, i64 up, i64 p, const i64 *cnt, i64 n, const i64 *ncards, const i64 *tot,
-                  const i64 *trans, const i64 *starts, const i64 *pol, const Trie *trie, double *nodep,
-                  const i64 *reg_idx, const double *reg_dist, const i64 *comp, i64 n_comp, double *dist,
-                  u8 *done, int enhc,
-                  const u8 *modes, i64 n_modes, double *out, i64 ntab, u8 *reach, u8 *need, double *stand,
-                  double *val) {
+/* Returns 0, or -1 when its scratch memory cannot be had (then nothing is written). */
+int split_kernel(const i64 *avail0, i64 up, i64 p, const i64 *cnt, i64 n, const i64 *ncards, const i64 *tot,
+                 const i64 *trans, const i64 *starts, const i64 *pol, const Trie *trie,
+                 const i64 *reg_idx, const double *reg_dist, const i64 *comp, i64 n_comp, double *dist,
+                 u8 *done, int enhc, const u8 *modes, i64 n_modes, double *out, i64 ntab) {
+    /* scratch: the trie's node weights, the hands reached and needed, stand and play values */
+    double *nodep = malloc(sizeof(double) * (size_t)(trie->n_nodes + 2 * n));
+    u8 *reach = malloc((size_t)(2 * n));
+    if (!nodep || !reach) {
+        free(nodep);
+        free(reach);
+        return -1;
+    }
+    double *stand = nodep + trie->n_nodes, *val = stand + n;
+    u8 *need = reach + n;
     int one_card = p == 0;
     memset(reach, 0, (size_t)n);
     memset(need, 0, (size_t)n);
@@ -226,6 +236,9 @@ void split_kernel(const i64 *avail0, i64 up, i64 p, const i64 *cnt, i64 n, const
             out[(2 * mi + 1) * ntab + a] = pa;
         }
     }
+    free(nodep);
+    free(reach);
+    return 0;
 }
 
 void td_eval_kernel(const i64 *avail, i64 up, const i64 *cnt, i64 n, const i64 *ncards, const i64 *trans,

@@ -33,13 +33,17 @@ _SIGNATURES: dict[str, list[Any]] = {
     "dealer_kernel": [_P, _P, _I, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P],
     "cd_kernel": [_P, _I, _P, _I, _P, _P, _P, _P, _P, _B, _B, _P, _P, _P],
     "split_kernel": [
-        *(_P, _I, _I, _P, _I, _P, _P, _P, _P, _P, _P, _P, _P, _P),
-        *(_P, _I, _P, _P, _B, _P, _I, _P, _I, _P, _P, _P, _P),
+        *(_P, _I, _I, _P, _I, _P, _P, _P, _P, _P, _P, _P, _P),
+        *(_P, _I, _P, _P, _B, _P, _I, _P, _I),
     ],
     "td_eval_kernel": [_P, _I, _P, _I, _P, _P, _P, _P, _P, _P, _P, _B, _P, _P],
     "td_decide_kernel": [_P, _I, _P, _I, _P, _P, _P, _P, _P, _I, _P, _P, _P, _P, _B, _P, _P, _P],
     "reach_kernel": [_P, _P, _I, _P, _P, _P, _P, _P, _P],
 }
+
+
+#: functions that return 0, or -1 when they could not allocate their scratch memory
+_RETURNS_STATUS = frozenset({"split_kernel"})
 
 
 def _cache_dirs() -> list[Path]:
@@ -83,7 +87,7 @@ def _library() -> ctypes.CDLL | None:
             for fn, argtypes in _SIGNATURES.items():
                 f = getattr(lib, fn)
                 f.argtypes = argtypes
-                f.restype = None
+                f.restype = _B if fn in _RETURNS_STATUS else None
             return lib
     return None
 
@@ -209,22 +213,16 @@ class Native:
     def split_kernel(self, avail0: Any, up: int, p: int, cnt: Any, ncards: Any, tot: Any, *rest: Any) -> None:
         (trans, starts, pol, t_parent, t_value, t_before, t_depth, t_orders, t_outcome, reg_idx, reg_dist,
          comp, dist, done, enhc, modes, out) = rest  # fmt: skip
-        n = cnt.shape[0]
-        # scratch arrays, referenced here until the call returns
-        nodep = np.zeros(t_parent.shape[0])
         flags = np.ascontiguousarray(modes, dtype=np.bool_)
-        reach = np.zeros(n, dtype=np.bool_)
-        need = np.zeros(n, dtype=np.bool_)
-        stand = np.zeros(n)
-        val = np.zeros(n)
         trie = self._trie(t_parent, t_value, t_before, t_depth, t_orders, t_outcome)
-        self.lib.split_kernel(
-            _ptr(avail0), up, p, self._sp(cnt), n, self._sp(ncards), self._sp(tot), self._sp(trans),
-            _ptr(starts), _ptr(pol),
-            ctypes.addressof(trie), _ptr(nodep), _ptr(reg_idx), _ptr(reg_dist), self._sp(comp), done.shape[1],
-            _ptr(dist), _ptr(done), int(enhc), _ptr(flags),
-            flags.shape[0], _ptr(out), out.shape[1], _ptr(reach), _ptr(need), _ptr(stand), _ptr(val),
+        failed = self.lib.split_kernel(
+            _ptr(avail0), up, p, self._sp(cnt), cnt.shape[0], self._sp(ncards), self._sp(tot),
+            self._sp(trans), _ptr(starts), _ptr(pol), ctypes.addressof(trie), _ptr(reg_idx), _ptr(reg_dist),
+            self._sp(comp), done.shape[1], _ptr(dist), _ptr(done), int(enhc), _ptr(flags), flags.shape[0],
+            _ptr(out), out.shape[1],
         )  # fmt: skip
+        if failed:
+            raise MemoryError("split kernel: no memory for its scratch tables")
 
     def td_eval_kernel(
         self, avail: Any, up: int, cnt: Any, ncards: Any, trans: Any, cls: Any, *rest: Any

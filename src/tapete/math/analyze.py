@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from tapete.errors import InvalidRules, Msg, TapeteError, read_settings_file
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 ProgressFn = Callable[[int, int], None]
 
@@ -202,6 +203,8 @@ CHART_STYLE = {
 
 
 def _print_chart(console: Console, analysis: Any) -> None:
+    from rich.table import Table
+
     ups = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "A"]
     table = Table(title="Estrategia básica / basic strategy", show_lines=False)
     table.add_column("")
@@ -217,6 +220,8 @@ def _print_chart(console: Console, analysis: Any) -> None:
 
 
 def _print(console: Console, doc: dict[str, Any]) -> None:
+    from rich.table import Table
+
     table = Table(title=f"{doc['game']} — house edge per bet", show_lines=False)
     table.add_column("bet")
     table.add_column("house edge", justify="right")
@@ -242,6 +247,37 @@ def _print(console: Console, doc: dict[str, Any]) -> None:
         console.print("counts: " + ", ".join(f"{k} {v:,}" for k, v in doc["counts"].items()))
 
 
+def _console() -> Console:
+    """The terminal's console (rich is imported only when something is printed for a person)."""
+    from rich.console import Console
+
+    return Console()
+
+
+@contextmanager
+def _progress_bar(description: str) -> Iterator[ProgressFn | None]:
+    """A transient bar on a terminal's stderr; nothing (and no rich import) when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task(description, total=None)
+
+        def tick(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield tick
+
+
 def analyze_command(
     game: Annotated[str, typer.Argument(help="blackjack | majestic_21 | punto_y_banca | showdown_poker")],
     decks: Annotated[int | None, typer.Option(help="decks in the pack (overrides --rules)")] = None,
@@ -252,33 +288,22 @@ def analyze_command(
     ] = False,
 ) -> None:
     """Exact house edge (and strategy) of every bet of GAME under the table's settings."""
-    console = Console(stderr=as_json)
     try:
         settings = read_settings(rules)
         if decks is not None:
             settings["decks"] = decks
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        ) as bar:
-            task = bar.add_task(f"analysing {game}", total=None)
-
-            def tick(done: int, total: int) -> None:
-                bar.update(task, completed=done, total=total)
-
+        with _progress_bar(f"analysing {game}") as tick:
             doc = analyze(game, settings, tick, strategy=as_json)
     except TapeteError as exc:
         if as_json:
             sys.stdout.write(json.dumps(exc.to_json()) + "\n")
         else:
-            console.print(f"[red]{exc.message}[/]")
+            _console().print(f"[red]{exc.message}[/]")
         raise typer.Exit(2) from None
     if as_json:
         sys.stdout.write(json.dumps(_public(doc), ensure_ascii=False, indent=1) + "\n")
         return
+    console = _console()
     _print(console, doc)
     if chart and "_analysis" in doc and hasattr(doc["_analysis"], "chart"):
         _print_chart(console, doc["_analysis"])

@@ -36,9 +36,11 @@ docs/math-blackjack.md.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from pathlib import Path
@@ -125,7 +127,7 @@ def hand_states() -> _States:
 
 @cache
 def _states() -> _States:
-    """Enumerate the player hands once per process (3,083 multisets)."""
+    """Enumerate the player hands once per process (3,083 multisets), sorted by hard total descending."""
     found: list[tuple[int, ...]] = []
     cnt = [0] * 10
 
@@ -141,25 +143,24 @@ def _states() -> _States:
         cnt[i] = 0
 
     rec(0, 0)
-
-    def hard_of(c: tuple[int, ...]) -> int:
-        return sum(k * (i + 1) for i, k in enumerate(c))
-
-    found.sort(key=lambda c: (-hard_of(c), c))
-    index = {c: i for i, c in enumerate(found)}
-    n = len(found)
     a_cnt = np.array(found, dtype=np.int64)
     hard = a_cnt @ np.arange(1, 11, dtype=np.int64)
+    # each hand's key in base 22 (no value appears 22 times): the hand plus a card of value v is key + 22**v
+    weights = 22 ** np.arange(9, -1, -1, dtype=np.int64)
+    key = a_cnt @ weights
+    order = np.lexsort((key, -hard))  # by hard total descending, then by the counts (A first)
+    a_cnt, hard, key = a_cnt[order], hard[order], key[order]
+    n = a_cnt.shape[0]
     ncards = a_cnt.sum(axis=1)
     soft = ((a_cnt[:, 0] > 0) & (hard + 10 <= 21)).astype(np.int64)
     tot = hard + 10 * soft
     cls = soft * 32 + tot
-    trans = np.full((n, 10), -1, dtype=np.int64)
-    for s, c in enumerate(found):
-        for v in range(10):
-            nxt = list(c)
-            nxt[v] += 1
-            trans[s, v] = index.get(tuple(nxt), -1)
+    by_key = np.argsort(key)
+    nxt = key[:, None] + weights[None, :]
+    pos = np.searchsorted(key, nxt, sorter=by_key).clip(max=n - 1)
+    hit = by_key[pos]
+    trans = np.where(key[hit] == nxt, hit, -1).astype(np.int64)
+    index = dict(zip(map(tuple, a_cnt.tolist()), range(n), strict=True))
     return _States(a_cnt, hard, ncards, tot, soft, cls, trans, index)
 
 
@@ -1701,6 +1702,23 @@ def _make_common(rules: BlackjackRules, shoe: Sequence[int], h17: bool) -> _Comm
     return cm
 
 
+def _solve_ups(cm: _Common, shoe: Sequence[int]) -> Iterator[_UpResult | None]:
+    """Each up-card's solution in up-card order (None when the shoe has none of it).
+
+    The up-cards are independent; with the compiled kernels (which run without the GIL) two threads
+    solve them side by side. Results come back in order, so every sum is taken in the same order.
+    """
+    workers = min(2, os.cpu_count() or 1) if _NATIVE is not None else 1
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {up: pool.submit(_solve_up, cm, up) for up in range(10) if shoe[up] > 0}
+        for up in range(10):
+            yield futures[up].result() if up in futures else None
+
+
+def _solve_up(cm: _Common, up: int) -> _UpResult:
+    return _UpSolver(cm, up).solve()
+
+
 def analyze_blackjack(
     decks: int = 6,
     surrender: bool = True,
@@ -1768,10 +1786,9 @@ def analyze_blackjack(
     multi_card: dict[int, dict[tuple[int, int], Action]] = {}
     ev_td = ev_cd = 0.0
     outcome = {"player_blackjack": 0.0, "dealer_blackjack": 0.0}
-    for up in range(10):
-        if shoe[up] > 0:
+    for up, res in enumerate(_solve_ups(cm, shoe)):
+        if res is not None:
             p_up = shoe[up] / total_cards
-            res = _UpSolver(cm, up).solve()
             dealer[up] = res.dealer
             for (a, b), h in res.hands.items():
                 hands[(a, b, up)] = replace(h, probability=p_up * h.probability)

@@ -25,7 +25,7 @@ from tapete.errors import InvalidRules, Msg
 class CommonRules(BaseModel):
     """Settings every table has. Field descriptions cite the article; [A] marks rules.md assumptions."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
 
     game: ClassVar[str] = ""
     DECKS_RANGE: ClassVar[tuple[int, int]] = (4, 8)
