@@ -300,7 +300,6 @@ async def post_many(
         return
     at = utcnow()
     at_text = signing.time_text(at)
-    signer = signing.current()
     entries: list[dict[str, Any]] = []
     for moves in transactions:
         txn = str(uuid.uuid4())
@@ -321,7 +320,9 @@ async def post_many(
                         "at": at,
                     }
                 )
-                entries[-1]["sig"] = signer.sign(signing.entry_message(entries[-1], at_text))
+    sigs = signing.current().sign_all([signing.entry_message(e, at_text) for e in entries])
+    for entry, sig in zip(entries, sigs, strict=True):
+        entry["sig"] = sig
     wallets = sorted(a for a in delta if accounts[a].kind == "wallet")
     if unread:
         if any(delta[a] < 0 for a in wallets):
