@@ -426,9 +426,14 @@ def main() -> None:
 OPTIONAL = ("rng", "analyze")
 
 
+def _name_of(command: Any) -> str:
+    """A registered command's name as typed on the command line."""
+    return str(command.name or getattr(command.callback, "__name__", "")).replace("_", "-")
+
+
 def _register_optional(asked: str | None = None) -> None:
     """Attach the optional sub-commands (rng, analyze); only `asked` when it names one of them."""
-    core = {(c.name or getattr(c.callback, "__name__", "")).replace("_", "-") for c in app.registered_commands}
+    core = {_name_of(c) for c in app.registered_commands}
     wanted = [asked] if asked in OPTIONAL else [] if asked in core else list(OPTIONAL)
     if "rng" in wanted:
         try:

@@ -137,7 +137,7 @@ async def _same_bets(url: str, tmp_path: Path, table: int, tokens: dict[str, str
     async def compare(tx: Tx, t: TableRow, rt: TableRuntime) -> None:
         assert tables.state_before(tx) is not None  # the change starts from this process's snapshot
         seen["snapshot"] = await tables._raw_bets(tx, t.id)
-        tx.info.pop("state_before")
+        tx.info.take(tables.STATE_BEFORE)
         seen["database"] = await tables._raw_bets(tx, t.id)
         raise tables.NoChange()
 

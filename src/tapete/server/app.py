@@ -467,7 +467,7 @@ class Casino:
                     rt = await self._runtime(tx, table, writable=True)
                 before = self.snapshots.get(table_id)
                 if before is not None and before.version == table.version == rt.version:
-                    tx.info["state_before"] = before  # tables.state_before
+                    tx.info.put(tables.STATE_BEFORE, before)
                 result = await fn(tx, table, rt)
                 if idem is not None:  # the answer kept under its key: the ids its inserts gave back now
                     await tables.settle_ids(tx)

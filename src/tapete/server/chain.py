@@ -17,7 +17,7 @@ from tapete.games.base import Event
 from tapete.log import GENESIS, canonical
 from tapete.server import signing
 from tapete.server.models import EventRecord, utcnow
-from tapete.server.sql import Json, Rows, Tx, dumps, q
+from tapete.server.sql import Json, Rows, Slot, Tx, dumps, q
 from tapete.server.table_row import TableRow
 
 
@@ -61,6 +61,12 @@ _OF_ROUND_BEFORE = q(
 )
 
 
+#: the step's records by table, as it appended them (`append`; the settlement reads them there)
+APPENDED: Slot[dict[int, list[Record]]] = Slot("chain.appended", dict)
+#: the first seq the step appended to each table's chain
+FIRST_SEQ: Slot[dict[int, int]] = Slot("chain.first_seq", dict)
+
+
 def record_of(row: AnyRecord) -> dict[str, Any]:
     """The chained record a row holds (what is hashed, and what an exported log line holds)."""
     return {
@@ -92,7 +98,7 @@ async def append(
     values: list[dict[str, Any]] = []
     first, mine = _appended(tx, table.id)
     if first is None:
-        tx.info["chain_first_seq"][table.id] = table.next_seq
+        tx.info.slot(FIRST_SEQ)[table.id] = table.next_seq
     at = utcnow().isoformat().replace("+00:00", "Z")
     seq, head = table.next_seq, table.head_hash
     digests: list[str] = []
@@ -131,9 +137,7 @@ async def append(
 
 def _appended(tx: Tx, table_id: int) -> tuple[int | None, list[Record]]:
     """The first seq this transaction appended to the table's chain (None: none yet), and its records."""
-    firsts: dict[int, int] = tx.info.setdefault("chain_first_seq", {})
-    mine: dict[int, list[Record]] = tx.info.setdefault("chain_appended", {})
-    return firsts.get(table_id), mine.setdefault(table_id, [])
+    return tx.info.slot(FIRST_SEQ).get(table_id), tx.info.slot(APPENDED).setdefault(table_id, [])
 
 
 def appended(tx: Tx, table_id: int) -> list[Record]:

@@ -13,7 +13,7 @@ from typing import Any
 from tapete.server import signing
 from tapete.server.errors import InsufficientFunds
 from tapete.server.models import utcnow
-from tapete.server.sql import Many, Q, Rows, Tx, q
+from tapete.server.sql import Many, Q, Rows, Slot, Tx, q
 
 
 @dataclass
@@ -174,12 +174,19 @@ async def table_account(tx: Tx, table_id: int, *, with_balance: bool = False) ->
     return await _account(tx, f"table:{table_id}", "table", table_id=table_id)
 
 
+#: the wallets the step locked so far, by account name, their balances as they now are (`_held`)
+LOCKED: Slot[dict[str, Account]] = Slot("ledger.locked", dict)
+#: (balance, available) of the players whose wallets the step locked and read (`lock_funds`)
+FUNDS: Slot[dict[str, tuple[int, int]]] = Slot("ledger.funds", dict)
+#: the players among those whose wallets are frozen (`funds`)
+FROZEN: Slot[set[str]] = Slot("ledger.frozen", set)
+
+
 def _held(tx: Tx) -> dict[str, Account]:
     """The wallets this transaction locked so far, by name, their balances as they now are (`post_many`
     moves them): a step that locked them (a deal, a decision that costs chips) does not lock and read
     them again to move them."""
-    held: dict[str, Account] = tx.info.setdefault("locked_accounts", {})
-    return held
+    return tx.info.slot(LOCKED)
 
 
 def _unheld(tx: Tx, players: Iterable[str]) -> list[str]:
@@ -415,11 +422,11 @@ async def available(tx: Tx, user: Player, *, lock: bool = False) -> tuple[int, i
     (PostgreSQL's SELECT … FOR UPDATE; SQLite has one writer) as the balance and the commitments are
     read, so that bets at two tables, a cash-out and a decision taken at once cannot each spend the same
     free chips (each table's own lock does not order them)."""
-    known = tx.info.get("funds", {}).get(user.name)
+    known = tx.info.slot(FUNDS).get(user.name)
     if known is not None:  # locked and read by `lock_funds` in this transaction, kept up to date since
-        if user.name in tx.info.get("frozen_wallets", ()):
+        if user.name in tx.info.slot(FROZEN):
             _refuse_frozen(user.name)
-        return known  # type: ignore[no-any-return]
+        return known
     name = f"wallet:{user.name}"
     if lock:  # the lock first, alone: on PostgreSQL a statement that waited for a row lock reads the
         # other tables as they were before it waited, so the commitments are read by the next statement
@@ -450,7 +457,7 @@ async def funds(tx: Tx, names: Iterable[str]) -> dict[str, tuple[int, int]]:
     rows = await tx.all(_FUNDS, wanted)
     frozen = {name for name, *_, why in rows if why is not None}
     if frozen:  # `available` refuses them
-        tx.info.setdefault("frozen_wallets", set()).update(frozen)
+        tx.info.slot(FROZEN).update(frozen)
     return {name: (int(balance), int(balance) - int(b) - int(a)) for name, balance, b, a, _ in rows}
 
 
@@ -491,13 +498,13 @@ async def lock_funds(tx: Tx, names: Iterable[str]) -> None:
     reads, which each bet keeps up to date (`spent`), instead of two statements per bet."""
     wanted = sorted(set(names))
     await lock_wallets(tx, wanted)
-    tx.info["funds"] = await funds(tx, wanted)
+    tx.info.put(FUNDS, await funds(tx, wanted))
 
 
 def spent(tx: Tx, name: str, balance: int, free: int) -> None:
     """What a player may still bet after a bet or a back-bet request of this transaction."""
-    known = tx.info.get("funds")
-    if known is not None and name in known:
+    known = tx.info.slot(FUNDS)
+    if name in known:
         known[name] = (balance, free)
 
 

@@ -31,12 +31,12 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import BadRequest, TapeteError
-from tapete.server import models
+from tapete.server import ledger, models
 from tapete.server.accounts import Caller
 from tapete.server.errors import ApiError, Conflict, Forbidden, NotFound
 from tapete.server.journal import note
 from tapete.server.models import iso, utcnow
-from tapete.server.sql import Json, Rows, Tx, q
+from tapete.server.sql import Json, Rows, Slot, Tx, q
 
 log = logging.getLogger("tapete.server.protection")
 
@@ -88,6 +88,10 @@ def lima_day_start(now: datetime) -> datetime:
     """The moment (UTC) Lima's calendar day of `now` began: where a day's wagers and losses count from."""
     local = now.astimezone(LIMA)
     return local.replace(hour=0, minute=0, second=0, microsecond=0).astimezone(UTC)
+
+
+#: the start of the Lima day the step counts a player's wagers and losses from (`_day_params`)
+DAY_SINCE: Slot[datetime] = Slot("protection.day_since", datetime.now)
 
 
 def _stricter(limit: str, new: int | None, old: int | None) -> bool:
@@ -386,9 +390,10 @@ class Protection:
             )
 
     def _day_params(self, tx: Tx, caller: Caller) -> dict[str, Any]:
-        since = tx.info.get("protection_since")
+        since = tx.info.get(DAY_SINCE)
         if since is None:
-            since = tx.info["protection_since"] = lima_day_start(self.clock())
+            since = lima_day_start(self.clock())
+            tx.info.put(DAY_SINCE, since)
         return {"wallet": f"wallet:{caller.name}", "user": caller.user_id, "since": since}
 
     async def ahead_bets(self, tx: Tx, callers: Iterable[Caller]) -> None:
@@ -414,7 +419,7 @@ class Protection:
         row = await tx.one(_DAY, self._day_params(tx, caller))
         assert row is not None
         wagered, net, bets, asks = (int(v or 0) for v in row)
-        funds = tx.info.get("funds", {}).get(caller.name)  # kept up to date by the bets of this step
+        funds = tx.info.slot(ledger.FUNDS).get(caller.name)  # kept up to date by the bets of this step
         committed = funds[0] - funds[1] if funds is not None else bets + asks
         checks = (
             ("wager_per_day", wagered + committed),

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequen
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 import pydantic_core
 
@@ -199,14 +199,63 @@ class Many:
         self.values = list(values)
 
 
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, eq=False)
+class Slot(Generic[T]):
+    """A typed place in a step's context (`Tx.info`): what one part of a step leaves for another (the
+    chain's records for the settlement, the bets for the snapshot), declared by the module that owns it,
+    so that its type is checked where it is read (as aiohttp's `AppKey` types an application's state)."""
+
+    name: str
+    #: what the slot holds before anything is put in it (`StepContext.slot`); None: it must be put first
+    default: Callable[[], T] | None = None
+
+
+class StepContext:
+    """What a step's parts hand each other within its transaction, in typed slots (`Slot`)."""
+
+    __slots__ = ("_held",)
+
+    def __init__(self) -> None:
+        self._held: dict[Slot[Any], Any] = {}
+
+    def slot(self, key: Slot[T]) -> T:
+        """The slot's value, made from its default on first use (and kept)."""
+        if key in self._held:
+            return cast(T, self._held[key])
+        if key.default is None:
+            raise LookupError(f"the step's context holds no {key.name}")
+        value = key.default()
+        self._held[key] = value
+        return value
+
+    def get(self, key: Slot[T]) -> T | None:
+        """The slot's value, or None when nothing was put in it."""
+        return cast("T | None", self._held.get(key))
+
+    def put(self, key: Slot[T], value: T) -> None:
+        """Put `value` in the slot."""
+        self._held[key] = value
+
+    def take(self, key: Slot[T]) -> T | None:
+        """The slot's value, emptying it (None when it was empty)."""
+        return cast("T | None", self._held.pop(key, None))
+
+    def names(self) -> list[str]:
+        """The names of the slots that hold something (for a reader debugging a step)."""
+        return [k.name for k in self._held]
+
+
 @dataclass
 class Tx:
-    """One transaction on one connection: `one`, `all`, `run`, `many`. `info` carries what a table
-    step tells the state snapshot it will take (`tables.hint_snapshot`); `wrote` the tables it wrote."""
+    """One transaction on one connection: `one`, `all`, `run`, `many`. `info` is the step's typed
+    context (`StepContext`: what its parts hand each other); `wrote` the tables it wrote."""
 
     conn: Any
     postgres: bool
-    info: dict[str, Any] = field(default_factory=dict)
+    info: StepContext = field(default_factory=StepContext)
     wrote: set[str] = field(default_factory=set)
     #: begins the transaction before its first statement (`Store.transaction`'s `lazy`), or None
     lazy: Callable[[], Awaitable[None]] | None = None

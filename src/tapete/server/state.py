@@ -60,7 +60,7 @@ async def snapshot(
     must be read are sent to be read with the transaction's COMMIT, in its round trip, when the
     transaction began in PostgreSQL's pipeline: `settle_money` takes them once it committed."""
     wrote = tx.wrote
-    hint: dict[str, Any] = tx.info.pop("snapshot_hint", None) or {}  # tables.hint_snapshot
+    hint = tx.info.take(tables.SNAPSHOT_HINT) or tables.SnapshotHint()  # tables.hint_snapshot
     last = previous if previous is not None and previous.table_id == table.id else None
     if last is not None and last.version != table.version - 1:
         last = None

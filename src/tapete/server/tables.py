@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from tapete.cards import NAMES, Card, parse_card
 from tapete.dealer import DealerEntered
@@ -35,7 +35,7 @@ from tapete.server.journal import note as note  # the steps' significant events
 from tapete.server.journal import seats_of as seats_of  # a table's holders
 from tapete.server.models import utcnow
 from tapete.server.snapshot import Snapshot
-from tapete.server.sql import Json, Q, Stale, Store, Tx, q
+from tapete.server.sql import Json, Q, Slot, Stale, Store, Tx, q
 from tapete.server.table_row import COLUMNS
 from tapete.server.table_row import TableRow as TableRow  # the type the steps take, named here too
 from tapete.session import make_shoe
@@ -600,11 +600,34 @@ def fence_of(start: TableRow) -> dict[str, Any]:
     }
 
 
+class SnapshotHint(TypedDict, total=False):
+    """What a step tells the state snapshot it already knows (`hint_snapshot`, `hint_void`), so that the
+    snapshot does not read it again: a key that is absent was not told."""
+
+    bets: tuple[tuple[int, str, str, int], ...]
+    requests: list[dict[str, Any]]
+    balances: dict[str, tuple[int, int]]
+    returned: list[dict[str, Any]]
+    void: dict[str, str] | None
+
+
+# The step's context (`sql.StepContext`): what its parts hand each other within its transaction.
+#: what the step tells its state snapshot (`state.snapshot` takes it)
+SNAPSHOT_HINT: Slot[SnapshotHint] = Slot("tables.snapshot_hint", SnapshotHint)
+#: the snapshot of the version the step starts from (`Casino.mutate` puts it; `state_before`)
+STATE_BEFORE: Slot[Snapshot] = Slot("tables.state_before")
+#: the step's check of the table's row may go unread with its writes (`unread_check`)
+UNREAD_CHECK: Slot[bool] = Slot("tables.unread_check", bool)
+#: the inserts whose ids come with the next round trip: (answer, its key, the insert's cursor)
+IDS_OWED: Slot[list[tuple[dict[str, Any], str, Any]]] = Slot("tables.ids_owed", list)
+
+
 def unread_check(tx: Tx) -> bool:
     """Whether this step's check of the table's row may go with its writes, unread (`FENCE_CHECK`): a
     step that has not begun its transaction (it holds the table as it was) on PostgreSQL, marked so by
     what it does (`Stepper.close_round`) before its first statement."""
-    return bool(tx.info.get("unread_check"))
+    marked = tx.info.get(UNREAD_CHECK)
+    return marked is True
 
 
 _FENCED: dict[tuple[str, bool], Any] = {}
@@ -798,8 +821,7 @@ def state_before(tx: Tx) -> Snapshot | None:
     """The snapshot of the version the table is at as this change starts (`Casino.mutate` hands it over
     when it has one): its holders and bets are the database's, since every change of them moves the
     table's version, and the version was checked under the row lock."""
-    found: Snapshot | None = tx.info.get("state_before")
-    return found
+    return tx.info.get(STATE_BEFORE)
 
 
 def _check_one(rt: TableRuntime, bets: list[RawBet], at: int, holders: dict[int, str]) -> None:
@@ -830,7 +852,7 @@ async def place_bet(
     else:
         held = await seats_of(tx, table.id)
         placed_before = await bets_in_order(tx, table.id)
-    placed_before = tx.info.get("snapshot_hint", {}).get("bets", placed_before)  # with the bets placed
+    placed_before = tx.info.slot(SNAPSHOT_HINT).get("bets", placed_before)  # with the bets placed
     # before this one in the same transaction (a table takes the bets that wait for it together)
     holder = dict(held).get(number)
     if holder is None:
@@ -868,7 +890,7 @@ async def place_bet(
         }
         await _new_id(tx, _NEW_REQUEST, values, asked, "request")
         return asked
-    now: tuple[tuple[int, str, str, int], ...] = placed  # the table's bets, in placing order
+    now = cast(tuple[tuple[int, str, str, int], ...], placed)  # the table's bets, in placing order (checked)
     hint_snapshot(tx, bets=now, balances={caller.name: (balance, free - amount)})
     taken: dict[str, Any] = {"bet": None, "seat": number, "spot": spot, "amount": amount, "status": "placed"}
     await _new_id(tx, _NEW_BET, values, taken, "bet")
@@ -880,14 +902,14 @@ async def _new_id(tx: Tx, stmt: Q, values: dict[str, Any], answer: dict[str, Any
     in PostgreSQL's pipeline the id is taken with the step's next round trip (`settle_ids`), so that the
     bets a table takes together are one round trip, not one each."""
     if tx.sends_ahead:
-        tx.info.setdefault("ids_owed", []).append((answer, key, await tx.send(stmt, values)))
+        tx.info.slot(IDS_OWED).append((answer, key, await tx.send(stmt, values)))
         return
     answer[key] = await tx.value(stmt, values)
 
 
 async def settle_ids(tx: Tx) -> None:
     """The ids of the bets and requests this step inserted (`_new_id`), from their round trip."""
-    owed = tx.info.pop("ids_owed", None)
+    owed = tx.info.take(IDS_OWED)
     for answer, key, cursor in owed or ():
         row = await tx.fetched(cursor)
         assert row is not None
@@ -920,7 +942,7 @@ def hint_snapshot(
     """Tell this transaction's state snapshot what the step already knows, so that it need not read it
     again: the table's bets as they now are, and the balances of everyone whose money the step moved
     (a step that gives balances answers for all its money: the others' are kept from the version before)."""
-    hint = tx.info.setdefault("snapshot_hint", {})
+    hint = tx.info.slot(SNAPSHOT_HINT)
     if bets is not None:
         hint["bets"] = bets
     if requests is not None:
@@ -934,7 +956,7 @@ def hint_snapshot(
 def hint_void(tx: Tx, void: dict[str, str] | None) -> None:
     """Tell this transaction's state snapshot the void that now waits for a confirmation (None: none, a
     round just opened), so that it need not read the round's row again."""
-    tx.info.setdefault("snapshot_hint", {})["void"] = void
+    tx.info.slot(SNAPSHOT_HINT)["void"] = void
 
 
 async def answer_request(
@@ -1074,7 +1096,7 @@ class Stepper:
         )
         unread = known is not None
         if known is not None:
-            self.tx.info["unread_check"] = True
+            self.tx.info.put(UNREAD_CHECK, True)
             await ledger.lock_unread(self.tx, staking)
             accounts = {**known, "house": await ledger.house(self.tx)}
             table_account = await ledger.table_account(self.tx, self.table.id)
@@ -1570,7 +1592,7 @@ async def _timed_deal(tx: Tx, table: TableRow, rt: TableRuntime, key: bytes) -> 
                 await tx.run(_DROP_PLAYER_BETS, {"t": table.id, "user": user_id})
             else:
                 await tx.run(_DROP_PLAYER_SEAT_BETS, {"t": table.id, "user": user_id, "seat": seat})
-            tx.info.pop("state_before", None)  # the bets moved: `_raw_bets` reads them anew
+            tx.info.take(STATE_BEFORE)  # the bets moved: `_raw_bets` reads them anew
             balance, free = await ledger.available(tx, ledger.Player(user_id, str(player)))
             details = {
                 "player": player,
