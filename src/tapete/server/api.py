@@ -31,6 +31,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute, Match
 
 from tapete.errors import BadRequest, TapeteError
 from tapete.games import GAMES
@@ -244,7 +245,7 @@ Handler = Callable[[int, Any, Caller, "Idem | None"], Awaitable[Response]]
 
 @dataclass(frozen=True)
 class Lane:
-    """A table step the fast lane takes: its body's model (None: no body) and its handler, the very
+    """A table step its `StepRoute` takes: its body's model (None: no body) and its handler, the very
     coroutine the FastAPI endpoint calls."""
 
     model: type[Body] | None
@@ -254,28 +255,29 @@ class Lane:
 _LANE = re.compile(r"/api/tables/([0-9]{1,10})/(actions|bets|deal|cards)")
 
 
-class FastLane:
-    """A fast lane in front of FastAPI's routing for the table steps a casino takes hundreds of times a
-    second (a holder's decision, a bet, the deal, a live table's card): a well-formed request is parsed
-    by the same body model, authenticated by the same session check and handled by the same coroutine as
-    its endpoint, without FastAPI's routing over every route, its dependency solving and its middleware
-    (on this machine half of what a decision cost the server, docs/performance.md). Anything else — a
-    malformed body, a body that is not JSON, an id out of range — goes to FastAPI whole, so that every
-    refusal of a malformed request is FastAPI's own. It is the outermost layer of the app's middleware
-    (`create_app`)."""
+class StepRoute(BaseRoute):
+    """The route of a table step a casino takes hundreds of times a second (a holder's decision, a bet,
+    the deal, a live table's card), first in the app's one routing table, so that it passes every
+    middleware as any request does. A well-formed request is parsed by the same body model,
+    authenticated by the same session check and handled by the same coroutine as its FastAPI endpoint,
+    without FastAPI's dependency solving (half of what a decision cost the server, docs/performance.md);
+    anything else — a malformed body, a body that is not JSON — is handed whole to that endpoint's own
+    route (`endpoint`), so that every refusal of a malformed request is FastAPI's own."""
 
-    def __init__(self, app: Any, casino: Casino, lanes: dict[str, Lane]) -> None:
-        self.app, self.casino, self.lanes = app, casino, lanes
+    def __init__(self, step: str, lane: Lane, endpoint: APIRoute, casino: Casino) -> None:
+        self.step, self.lane, self.endpoint, self.casino = step, lane, endpoint, casino
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+    def matches(self, scope: Any) -> tuple[Match, dict[str, Any]]:
+        """A POST to this step's path with a table id in range (anything else: the other routes)."""
         if scope["type"] == "http" and scope["method"] == "POST":
             found = _LANE.fullmatch(scope["path"])
-            if found is not None and int(found[1]) <= MAX_ID:
-                await self._fast(self.lanes[found[2]], int(found[1]), scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+            if found is not None and found[2] == self.step and int(found[1]) <= MAX_ID:
+                return Match.FULL, {"path_params": {"table_id": int(found[1])}}
+        return Match.NONE, {}
 
-    async def _fast(self, lane: Lane, table_id: int, scope: Any, receive: Any, send: Any) -> None:
+    async def handle(self, scope: Any, receive: Any, send: Any) -> None:
+        """Take the step, or hand the request to its FastAPI endpoint when its body does not parse."""
+        lane, table_id = self.lane, scope["path_params"]["table_id"]
         request = Request(scope, receive)
         raw = await request.body()
         body: Any = None
@@ -289,7 +291,8 @@ class FastLane:
                 async def replay() -> dict[str, Any]:
                     return {"type": "http.request", "body": raw, "more_body": False}
 
-                await self.app(scope, replay, send)
+                _, child = self.endpoint.matches(scope)
+                await self.endpoint.handle({**scope, **child}, replay, send)
                 return
         lang = language(request.headers.get("accept-language"))
         response: Response
@@ -301,6 +304,21 @@ class FastLane:
             await self.casino.protection.noted(exc)
             response = FastJSON(error_body(exc, lang), status_code=status_of(exc), headers=headers_of(exc))
         await response(scope, receive, send)
+
+
+def _step_routes(endpoints: APIRouter, casino: Casino, lanes: dict[str, Lane]) -> list[StepRoute]:
+    """The step routes, each with the FastAPI endpoint of its path in `endpoints` (which documents it and
+    refuses what does not parse)."""
+    found: list[StepRoute] = []
+    for step, lane in lanes.items():
+        path = f"/api/tables/{{table_id}}/{step}"
+        endpoint = next(
+            r
+            for r in endpoints.routes
+            if isinstance(r, APIRoute) and r.path == path and "POST" in (r.methods or ())
+        )
+        found.append(StepRoute(step, lane, endpoint, casino))
+    return found
 
 
 def create_app(casino: Casino) -> FastAPI:
@@ -382,10 +400,12 @@ def create_app(casino: Casino) -> FastAPI:
         integrity_api.router(casino),
     ]
     stack = app.build_middleware_stack
-    # the fast lane in front of FastAPI, and the guard (headers, body limit) in front of everything
-    app.build_middleware_stack = lambda: Guard(FastLane(stack(), casino, lanes))  # type: ignore[method-assign]
+    # the guard (headers, body limit) in front of everything
+    app.build_middleware_stack = lambda: Guard(stack())  # type: ignore[method-assign]
     for each in routers:
         app.include_router(each)
+    # the table steps' routes first in the one routing table (`StepRoute`)
+    app.router.routes[:0] = _step_routes(table_router, casino, lanes)
     fastapi_document = app.openapi
     shaped: list[dict[str, Any]] = []
 
@@ -477,7 +497,7 @@ async def _refuse_socket(websocket: WebSocket, exc: TapeteError) -> None:
 
 
 def router(casino: Casino) -> tuple[APIRouter, dict[str, Lane]]:
-    """Every endpoint; and the table steps the fast lane takes (`TableServer`)."""
+    """Every endpoint; and the table steps their `StepRoute`s take."""
     api = APIRouter()
     lanes: dict[str, Lane] = {}
 

@@ -1,7 +1,7 @@
 """The outermost layer of the app (server.md, "Logins and sessions"): every HTTP answer carries the
 security headers (a Content-Security-Policy without inline script, nosniff, no referrer, no framing;
 ``Cache-Control: no-store`` on the API's answers), and a request body over 1 MiB is refused with 413
-before it is read whole. A pure ASGI middleware around everything, the fast lane's table steps included:
+before it is read whole. A pure ASGI middleware around everything, the table steps' routes included:
 it adds a few header lines to each answer and reads no database."""
 
 from __future__ import annotations

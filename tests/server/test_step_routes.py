@@ -1,13 +1,15 @@
-"""The fast lane (`api.FastLane`) takes a well-formed decision, bet, deal or card itself, with the same
-body model, session check and handler as FastAPI's endpoint; anything it does not take whole — a malformed
-body, a body that is not JSON, an id out of range, another path or method — reaches FastAPI untouched and
-gets FastAPI's own answer."""
+"""The table steps' routes (`api.StepRoute`, first in the app's one routing table) take a well-formed
+decision, bet, deal or card themselves, with the same body model, session check and handler as FastAPI's
+endpoint; anything they do not take whole — a malformed body, a body that is not JSON — goes to the
+endpoint's own FastAPI route and gets FastAPI's own answer; an id out of range or another method is
+never theirs. Every request, theirs included, passes the same middleware (the guard's headers)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from fastapi.routing import APIRoute
 
 from tapete.server import api as api_module
 from tests.server.conftest import Api
@@ -15,25 +17,33 @@ from tests.server.conftest import Api
 
 @pytest.fixture
 def lane_calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """How many lane requests the fast lane answered itself, and how many it handed to FastAPI."""
+    """How many step requests the step routes answered themselves, and how many they handed to FastAPI."""
     seen = {"lane": 0, "fastapi": 0}
-    fast = api_module.FastLane._fast
+    handle = api_module.StepRoute.handle
 
-    async def counted(self: Any, lane: Any, table_id: int, scope: Any, receive: Any, send: Any) -> None:
-        inner, handed = self.app, []
+    class Counted:
+        """The endpoint's FastAPI route, counting what is handed to it."""
 
-        async def fastapi(scope: Any, receive: Any, send: Any) -> None:
-            handed.append(True)
-            await inner(scope, receive, send)
+        def __init__(self, route: APIRoute, handed: list[bool]) -> None:
+            self.route, self.handed = route, handed
 
-        self.app = fastapi
+        def matches(self, scope: Any) -> Any:
+            return self.route.matches(scope)
+
+        async def handle(self, scope: Any, receive: Any, send: Any) -> None:
+            self.handed.append(True)
+            await self.route.handle(scope, receive, send)
+
+    async def counted(self: Any, scope: Any, receive: Any, send: Any) -> None:
+        inner, handed = self.endpoint, []
+        self.endpoint = Counted(inner, handed)
         try:
-            await fast(self, lane, table_id, scope, receive, send)
+            await handle(self, scope, receive, send)
         finally:
-            self.app = inner
+            self.endpoint = inner
         seen["fastapi" if handed else "lane"] += 1
 
-    monkeypatch.setattr(api_module.FastLane, "_fast", counted)
+    monkeypatch.setattr(api_module.StepRoute, "handle", counted)
     return seen
 
 
@@ -45,7 +55,9 @@ def _seated(api: Api) -> int:
     return table
 
 
-def test_a_well_formed_bet_deal_and_decision_take_the_lane(api: Api, lane_calls: dict[str, int]) -> None:
+def test_a_well_formed_bet_deal_and_decision_take_the_step_route(
+    api: Api, lane_calls: dict[str, int]
+) -> None:
     table = _seated(api)
     sent = 0
     while True:  # a Black Jack dealt to the box ends the round at the deal: another round
@@ -67,7 +79,7 @@ def test_a_well_formed_bet_deal_and_decision_take_the_lane(api: Api, lane_calls:
     assert lane_calls["lane"] == sent + 1 and lane_calls["fastapi"] == 0
 
 
-def test_what_the_lane_does_not_take_whole_gets_fastapi_s_answer(
+def test_what_the_step_route_does_not_take_whole_gets_fastapi_s_answer(
     api: Api, lane_calls: dict[str, int]
 ) -> None:
     table = _seated(api)
@@ -91,11 +103,11 @@ def test_what_the_lane_does_not_take_whole_gets_fastapi_s_answer(
     out_of_range = api.as_(
         "ana", "POST", f"/api/tables/{2**31}/bets", json={"seat": 1, "spot": "main", "amount": 5}
     )
-    assert out_of_range.status_code == 400  # FastAPI's path validation: not a lane request at all
+    assert out_of_range.status_code == 400  # FastAPI's path validation: not a step route's request at all
     assert lane_calls["lane"] == 0
 
 
-def test_the_lane_refuses_as_the_endpoint_does(api: Api, lane_calls: dict[str, int]) -> None:
+def test_the_step_route_refuses_as_the_endpoint_does(api: Api, lane_calls: dict[str, int]) -> None:
     table = _seated(api)
     body = {"seat": 1, "spot": "main", "amount": 500}
     no_token = api.client.post(f"/api/tables/{table}/bets", json=body)
@@ -110,3 +122,23 @@ def test_the_lane_refuses_as_the_endpoint_does(api: Api, lane_calls: dict[str, i
     no_table = api.as_("ana", "POST", "/api/tables/999/bets", json=body)
     assert no_table.status_code == 404 and no_table.json()["error"]["code"] == "not_found"
     assert lane_calls["lane"] == 4 and lane_calls["fastapi"] == 0
+
+
+def test_one_routing_table_every_request_through_the_same_middleware(api: Api) -> None:
+    table = _seated(api)
+    app = api.client.app
+    steps = [r for r in app.router.routes if isinstance(r, api_module.StepRoute)]
+    assert [r.step for r in steps] == ["bets", "deal", "actions", "cards"]
+    assert app.router.routes[: len(steps)] == steps  # tried first, in the app's own router
+    for route in steps:  # each documented by (and handing malformed bodies to) its FastAPI endpoint
+        assert isinstance(route.endpoint, APIRoute) and route.endpoint.path.endswith(route.step)
+    paths = app.openapi()["paths"]
+    assert all("post" in paths[f"/api/tables/{{table_id}}/{r.step}"] for r in steps)
+    assert app.user_middleware == []  # nothing routes around the router: the guard wraps the whole app
+    bet = api.as_("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 500})
+    listing = api.as_("ana", "GET", "/api/tables")
+    for answer in (bet, listing):
+        assert answer.status_code == 200
+        assert answer.headers["x-content-type-options"] == "nosniff"
+        assert answer.headers["cache-control"] == "no-store"
+        assert "script-src 'self'" in answer.headers["content-security-policy"]
