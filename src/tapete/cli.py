@@ -6,8 +6,10 @@ machine-facing commands), never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -422,8 +424,20 @@ def main() -> None:
     app()
 
 
+def _add_rng() -> None:
+    from tapete.rngtools import rng_app
+
+    app.add_typer(rng_app, name="rng")
+
+
+def _add_analyze() -> None:
+    from tapete.math.analyze import analyze_command
+
+    app.command(name="analyze")(analyze_command)
+
+
 #: sub-commands whose modules are heavy (numpy, the analyzers): imported only when asked for or for --help
-OPTIONAL = ("rng", "analyze")
+OPTIONAL: dict[str, Callable[[], None]] = {"rng": _add_rng, "analyze": _add_analyze}
 
 
 def _name_of(command: Any) -> str:
@@ -434,21 +448,15 @@ def _name_of(command: Any) -> str:
 def _register_optional(asked: str | None = None) -> None:
     """Attach the optional sub-commands (rng, analyze); only `asked` when it names one of them."""
     core = {_name_of(c) for c in app.registered_commands}
-    wanted = [asked] if asked in OPTIONAL else [] if asked in core else list(OPTIONAL)
-    if "rng" in wanted:
-        try:
-            from tapete.rngtools import rng_app
-
-            app.add_typer(rng_app, name="rng")
-        except ImportError:
-            pass
-    if "analyze" in wanted:
-        try:
-            from tapete.math.analyze import analyze_command
-
-            app.command(name="analyze")(analyze_command)
-        except ImportError:
-            pass
+    if asked in OPTIONAL:
+        wanted = [asked]
+    elif asked in core:
+        wanted = []
+    else:  # --help, no command, or a mistyped one: every command is listed
+        wanted = list(OPTIONAL)
+    for name in wanted:
+        with contextlib.suppress(ImportError):  # optional pieces of the package
+            OPTIONAL[name]()
 
 
 if __name__ == "__main__":  # pragma: no cover

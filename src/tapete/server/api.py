@@ -252,9 +252,6 @@ class Lane:
     handler: Handler
 
 
-_LANE = re.compile(r"/api/tables/([0-9]{1,10})/(actions|bets|deal|cards)")
-
-
 class StepRoute(BaseRoute):
     """The route of a table step a casino takes hundreds of times a second (a holder's decision, a bet,
     the deal, a live table's card), first in the app's one routing table, so that it passes every
@@ -266,12 +263,13 @@ class StepRoute(BaseRoute):
 
     def __init__(self, step: str, lane: Lane, endpoint: APIRoute, casino: Casino) -> None:
         self.step, self.lane, self.endpoint, self.casino = step, lane, endpoint, casino
+        self.path = re.compile(rf"/api/tables/([0-9]{{1,10}})/{step}")
 
     def matches(self, scope: Any) -> tuple[Match, dict[str, Any]]:
         """A POST to this step's path with a table id in range (anything else: the other routes)."""
         if scope["type"] == "http" and scope["method"] == "POST":
-            found = _LANE.fullmatch(scope["path"])
-            if found is not None and found[2] == self.step and int(found[1]) <= MAX_ID:
+            found = self.path.fullmatch(scope["path"])
+            if found is not None and int(found[1]) <= MAX_ID:
                 return Match.FULL, {"path_params": {"table_id": int(found[1])}}
         return Match.NONE, {}
 

@@ -100,17 +100,18 @@ async def append(
     if first is None:
         tx.info.slot(FIRST_SEQ)[table.id] = table.next_seq
     at = utcnow().isoformat().replace("+00:00", "Z")
-    seq, head = table.next_seq, table.head_hash
-    digests: list[str] = []
+    signer = signing.current()
     for event in events:
-        digests.append(
-            record_digest({"seq": seq, "round": round_id, "event": event, "prev": head, "at": at, "by": by})
-        )
-        seq, head = seq + 1, digests[-1]
-    sigs = signing.current().sign_all(
-        [signing.record_message(table.id, table.next_seq + i, d) for i, d in enumerate(digests)]
-    )
-    for event, digest, sig in zip(events, digests, sigs, strict=True):
+        record = {
+            "seq": table.next_seq,
+            "round": round_id,
+            "event": event,
+            "prev": table.head_hash,
+            "at": at,
+            "by": by,
+        }
+        digest = record_digest(record)
+        sig = signer.sign(signing.record_message(table.id, table.next_seq, digest))
         values.append(
             {
                 "table_id": table.id,

@@ -307,6 +307,7 @@ async def post_many(
         return
     at = utcnow()
     at_text = signing.time_text(at)
+    signer = signing.current()
     entries: list[dict[str, Any]] = []
     for moves in transactions:
         txn = str(uuid.uuid4())
@@ -327,9 +328,7 @@ async def post_many(
                         "at": at,
                     }
                 )
-    sigs = signing.current().sign_all([signing.entry_message(e, at_text) for e in entries])
-    for entry, sig in zip(entries, sigs, strict=True):
-        entry["sig"] = sig
+                entries[-1]["sig"] = signer.sign(signing.entry_message(entries[-1], at_text))
     wallets = sorted(a for a in delta if accounts[a].kind == "wallet")
     if unread:
         if any(delta[a] < 0 for a in wallets):

@@ -91,7 +91,7 @@ def lima_day_start(now: datetime) -> datetime:
 
 
 #: the start of the Lima day the step counts a player's wagers and losses from (`_day_params`)
-DAY_SINCE: Slot[datetime] = Slot("protection.day_since", datetime.now)
+DAY_SINCE: Slot[datetime] = Slot("protection.day_since")
 
 
 def _stricter(limit: str, new: int | None, old: int | None) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,11 +95,6 @@ class Signer:
     def sign(self, message: bytes) -> str:
         """The signature of `message`, base64 (88 characters)."""
         return base64.b64encode(crypto_sign(message, self._sodium)[:64]).decode()
-
-    def sign_all(self, messages: Sequence[bytes]) -> list[str]:
-        """The signatures of `messages`, in order."""
-        key = self._sodium
-        return [base64.b64encode(crypto_sign(m, key)[:64]).decode() for m in messages]
 
 
 # -- what is signed -------------------------------------------------------------------------------------

@@ -243,10 +243,6 @@ class StepContext:
         """The slot's value, emptying it (None when it was empty)."""
         return cast("T | None", self._held.pop(key, None))
 
-    def names(self) -> list[str]:
-        """The names of the slots that hold something (for a reader debugging a step)."""
-        return [k.name for k in self._held]
-
 
 @dataclass
 class Tx:

@@ -617,7 +617,7 @@ SNAPSHOT_HINT: Slot[SnapshotHint] = Slot("tables.snapshot_hint", SnapshotHint)
 #: the snapshot of the version the step starts from (`Casino.mutate` puts it; `state_before`)
 STATE_BEFORE: Slot[Snapshot] = Slot("tables.state_before")
 #: the step's check of the table's row may go unread with its writes (`unread_check`)
-UNREAD_CHECK: Slot[bool] = Slot("tables.unread_check", bool)
+UNREAD_CHECK: Slot[bool] = Slot("tables.unread_check")
 #: the inserts whose ids come with the next round trip: (answer, its key, the insert's cursor)
 IDS_OWED: Slot[list[tuple[dict[str, Any], str, Any]]] = Slot("tables.ids_owed", list)
 
@@ -626,8 +626,7 @@ def unread_check(tx: Tx) -> bool:
     """Whether this step's check of the table's row may go with its writes, unread (`FENCE_CHECK`): a
     step that has not begun its transaction (it holds the table as it was) on PostgreSQL, marked so by
     what it does (`Stepper.close_round`) before its first statement."""
-    marked = tx.info.get(UNREAD_CHECK)
-    return marked is True
+    return tx.info.get(UNREAD_CHECK) is True
 
 
 _FENCED: dict[tuple[str, bool], Any] = {}
