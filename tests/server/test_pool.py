@@ -157,6 +157,46 @@ def test_a_table_step_s_begin_goes_with_its_first_read_and_a_dead_connection_is_
     asyncio.run(run())
 
 
+def test_a_connection_whose_prepared_statements_are_out_of_step_is_replaced(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """psycopg prepares a statement it has run often and then sends only its name; when the server no
+    longer holds it (here dropped behind psycopg's back; a racing step's aborted pipeline did it in the
+    scale-out test), the statement fails. That first round trip of a table step changed nothing: it is
+    run again on a new connection, as for a connection the server dropped, and the step commits."""
+    monkeypatch.setattr(sql, "PING_AFTER_IDLE_SECONDS", 60.0)
+    make = sql.q("CREATE TABLE IF NOT EXISTS t (x integer)")
+    write = sql.q("INSERT INTO t (x) VALUES (:x)")
+    count = sql.q("SELECT count(*) FROM t")
+    forget = sql.q("DO $$BEGIN EXECUTE 'DEALLOCATE ALL'; END$$")  # psycopg does not see this one
+
+    async def run() -> None:
+        store = sql.Store(pg_url)
+        seen: list[int] = []
+
+        async def check(tx: sql.Tx) -> None:  # what a table step's beginning asks: a read
+            seen.append(int(await tx.value(PID)))
+
+        try:
+            async with store.transaction() as tx:
+                await tx.run(make)
+            for x in range(8):  # often enough for psycopg to prepare the check
+                async with store.transaction(lazy=check) as tx:
+                    await tx.run(write, {"x": x})
+            assert len(set(seen)) == 1  # one connection all along
+            async with store.autocommit() as tx:  # the same connection, back in the pool after
+                await tx.run(forget)
+            async with store.transaction(lazy=check) as tx:
+                await tx.run(write, {"x": 8})
+            assert seen[-1] != seen[0]  # its check ran again, on a new connection
+            async with store.transaction(write=False) as tx:
+                assert await tx.value(count) == 9
+        finally:
+            await store.close()
+
+    asyncio.run(run())
+
+
 def test_a_read_sent_ahead_is_answered_with_the_commit_and_nothing_more_is_asked_after(pg_url: str) -> None:
     """A state's balances go with its step's COMMIT (`Tx.ahead`, taken once it committed): the read sees
     the transaction's writes; after the COMMIT the transaction's connection is the pool's again, and any

@@ -512,6 +512,15 @@ def _translated(exc: BaseException) -> BaseException:
         return Violation(str(exc))
     if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
         return Unavailable("the database did not answer: nothing was changed", key="err.api.unavailable")
+    if isinstance(exc, psycopg.errors.InvalidSqlStatementName):
+        # psycopg's record of the connection's prepared statements no longer matches the server's (seen
+        # after a pipeline that a racing step's error aborted): the statement failed, so its transaction
+        # changed nothing; the connection is not used again, and a first round trip is retried on a new
+        # one (`_begin_piped`), as for a connection the server dropped
+        return Unavailable(
+            "the database connection's prepared statements were out of step: nothing was changed",
+            key="err.api.unavailable",
+        )
     return exc
 
 
