@@ -142,3 +142,37 @@ def test_one_routing_table_every_request_through_the_same_middleware(api: Api) -
         assert answer.headers["x-content-type-options"] == "nosniff"
         assert answer.headers["cache-control"] == "no-store"
         assert "script-src 'self'" in answer.headers["content-security-policy"]
+
+
+def test_every_endpoint_is_a_domain_modules_own_route(api: Api) -> None:
+    """Each endpoint is declared once, at import, on its domain module's router (people_api, tables_api,
+    ...), not built per casino in a closure: every route of the app but the documents' pages is one of
+    those modules' routes, and the table steps' lanes are tables_api's own endpoints' handlers."""
+    from tapete.server import (
+        betting,
+        cashier_api,
+        control_api,
+        inspector_api,
+        integrity_api,
+        people_api,
+        protection_api,
+        push_api,
+        shoeboard,
+        tables_api,
+        words_api,
+    )
+
+    modules = (betting, cashier_api, control_api, inspector_api, integrity_api, people_api)
+    modules += (protection_api, push_api, shoeboard, tables_api, words_api)
+    routers = [m.router for m in modules] + [api_module.server_router]
+    declared = {
+        (route.path, method.lower())
+        for router in routers
+        for route in router.routes
+        if isinstance(route, APIRoute)
+        for method in route.methods or ()
+    }
+    documented = {(path, method) for path, ops in api.client.app.openapi()["paths"].items() for method in ops}
+    assert len(documented) >= 50 and documented == declared
+    assert set(tables_api.lanes) == {"bets", "deal", "actions", "cards"}
+    assert tables_api.lanes["actions"].handler is tables_api.action_step

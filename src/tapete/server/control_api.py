@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter
@@ -11,10 +10,7 @@ from fastapi import Path as InPath
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, StrictStr
 
-from tapete.errors import TapeteError
 from tapete.server import inspector
-from tapete.server.accounts import Caller
-from tapete.server.app import Casino, Idem, Replay
 from tapete.server.control import (
     ALL_REQUESTS,
     CLAIM,
@@ -26,8 +22,8 @@ from tapete.server.control import (
     file_claim,
     resolve_claim,
 )
-from tapete.server.errors import NotFound, error_body, status_of
-from tapete.server.http import NOT_BLANK, Body, BodyId, FastJSON, IdemKey, Who, storable
+from tapete.server.errors import NotFound
+from tapete.server.http import NOT_BLANK, Body, BodyId, CasinoOf, IdemKey, Who, guarded, storable
 from tapete.server.models import CasinoTable, iso
 from tapete.server.sql import Tx
 from tapete.server.tables import TableRow, TableRuntime
@@ -65,127 +61,117 @@ class ResolutionBody(Body):
     text: StrictStr = Field(json_schema_extra=_TEXT)
 
 
-def router(casino: Casino) -> APIRouter:
-    """The endpoints of deck-change requests and claims."""
-    api = APIRouter()
+router = APIRouter()
 
-    async def guarded(
-        caller: Caller, idem: Idem | None, run: Callable[[], Awaitable[Any]], status: int
-    ) -> Response:
-        """A change sent with an Idempotency-Key answered again with its first answer (its status: a
-        creation kept as 200 is 201 again), a refusal remembered under the key; as `api.play` does."""
-        try:
-            result = await run()
-        except Replay as replay:
-            again = status if replay.status == 200 else replay.status
-            return FastJSON(replay.body, status_code=again)
-        except TapeteError as exc:
-            if idem is not None:
-                await casino.remember_refusal(caller, idem, status_of(exc), error_body(exc, idem.lang))
-            raise
-        return FastJSON(result, status_code=status)
 
-    @api.post(
-        "/api/tables/{table_id}/deck-change-requests",
-        tags=["live"],
-        status_code=201,
-        response_model=DeckChangeRequestAnswer,
+@router.post(
+    "/api/tables/{table_id}/deck-change-requests",
+    tags=["live"],
+    status_code=201,
+    response_model=DeckChangeRequestAnswer,
+)
+async def post_deck_change_request(
+    casino: CasinoOf, table_id: _ID, body: DeckChangeRequestBody, caller: Who, idem: IdemKey
+) -> Response:
+    """Ask for a deck change (a player seated at the table, an inspector), with the reason: the dealer's
+    state lists it until his `deck_change` names it."""
+    caller.need("player", "inspector")
+    reason = storable(body.reason)
+
+    async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
+        return await ask_deck_change(tx, table, caller, reason)
+
+    return await guarded(
+        casino, caller, idem, lambda: casino.mutate(table_id, run, caller=caller, idem=idem), 201
     )
-    async def post_deck_change_request(
-        table_id: _ID, body: DeckChangeRequestBody, caller: Who, idem: IdemKey
-    ) -> Response:
-        """Ask for a deck change (a player seated at the table, an inspector), with the reason: the dealer's
-        state lists it until his `deck_change` names it."""
-        caller.need("player", "inspector")
-        reason = storable(body.reason)
 
-        async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
-            return await ask_deck_change(tx, table, caller, reason)
 
-        return await guarded(
-            caller, idem, lambda: casino.mutate(table_id, run, caller=caller, idem=idem), 201
-        )
+@router.get("/api/deck-change-requests", tags=["inspector"])
+async def get_deck_change_requests(casino: CasinoOf, caller: Who) -> dict[str, Any]:
+    """Every table's deck-change requests, newest first, open and closed (inspector, admin, dealer)."""
+    caller.need("inspector", "admin", "dealer")
+    async with casino.store.transaction(write=False) as tx:
+        rows = await tx.all(ALL_REQUESTS)
+    return {
+        "requests": [
+            {
+                "request": rid,
+                "table": table_id,
+                "by": name,
+                "role": role,
+                "reason": reason,
+                "status": status,
+                "at": iso(at),
+                **(
+                    {"closed_by": closed_by, "closed_at": iso(closed_at), "seq": seq}
+                    if status == "closed"
+                    else {}
+                ),
+            }
+            for rid, table_id, name, role, reason, status, at, closed_by, closed_at, seq in rows
+        ]
+    }
 
-    @api.get("/api/deck-change-requests", tags=["inspector"])
-    async def get_deck_change_requests(caller: Who) -> dict[str, Any]:
-        """Every table's deck-change requests, newest first, open and closed (inspector, admin, dealer)."""
-        caller.need("inspector", "admin", "dealer")
-        async with casino.store.transaction(write=False) as tx:
-            rows = await tx.all(ALL_REQUESTS)
-        return {
-            "requests": [
-                {
-                    "request": rid,
-                    "table": table_id,
-                    "by": name,
-                    "role": role,
-                    "reason": reason,
-                    "status": status,
-                    "at": iso(at),
-                    **(
-                        {"closed_by": closed_by, "closed_at": iso(closed_at), "seq": seq}
-                        if status == "closed"
-                        else {}
-                    ),
-                }
-                for rid, table_id, name, role, reason, status, at, closed_by, closed_at, seq in rows
-            ]
-        }
 
-    @api.post("/api/claims", tags=["claims"], status_code=201)
-    async def post_claim(body: ClaimBody, caller: Who, idem: IdemKey) -> Response:
-        """A player's claim about a round he bet in: ``{"id", "status": "open"}``."""
-        caller.need("player")
-        text = storable(body.text)
-        return await guarded(
-            caller,
-            idem,
-            lambda: casino.run_tx(
-                lambda tx: file_claim(tx, caller, body.table, body.round, text), caller=caller, idem=idem
-            ),
-            201,
-        )
+@router.post("/api/claims", tags=["claims"], status_code=201)
+async def post_claim(casino: CasinoOf, body: ClaimBody, caller: Who, idem: IdemKey) -> Response:
+    """A player's claim about a round he bet in: ``{"id", "status": "open"}``."""
+    caller.need("player")
+    text = storable(body.text)
+    return await guarded(
+        casino,
+        caller,
+        idem,
+        lambda: casino.run_tx(
+            lambda tx: file_claim(tx, caller, body.table, body.round, text), caller=caller, idem=idem
+        ),
+        201,
+    )
 
-    @api.get("/api/claims", tags=["claims"])
-    async def get_claims(caller: Who) -> dict[str, Any]:
-        """Every claim (inspector, admin), or the player's own, newest first."""
-        caller.need("inspector", "admin", "player")
-        async with casino.store.transaction(write=False) as tx:
-            if caller.role == "player":
-                rows = await tx.all(OWN_CLAIMS, {"user": caller.user_id})
-            else:
-                rows = await tx.all(CLAIMS)
-        return {"claims": [claim_json(r) for r in rows]}
 
-    @api.get("/api/claims/{claim_id}", tags=["claims"])
-    async def get_claim(claim_id: _ID, caller: Who) -> dict[str, Any]:
-        """One claim; for the inspector and the administrator beside the round's recall."""
-        caller.need("inspector", "admin", "player")
-        async with casino.store.transaction(write=False) as tx:
-            found = await tx.one(CLAIM, {"id": claim_id})
-        if found is None or (caller.role == "player" and found[3] != caller.name):
-            raise NotFound(f"no claim {claim_id}", key="err.control.no_claim", claim=claim_id)
-        claim = claim_json(found)
+@router.get("/api/claims", tags=["claims"])
+async def get_claims(casino: CasinoOf, caller: Who) -> dict[str, Any]:
+    """Every claim (inspector, admin), or the player's own, newest first."""
+    caller.need("inspector", "admin", "player")
+    async with casino.store.transaction(write=False) as tx:
         if caller.role == "player":
-            return {"claim": claim}
-        async with casino.db() as db:
-            table = await db.get(CasinoTable, claim["table"])
-            assert table is not None
-            recall = await inspector.recall(db, table, claim["round"])
-        return {"claim": claim, "recall": recall}
+            rows = await tx.all(OWN_CLAIMS, {"user": caller.user_id})
+        else:
+            rows = await tx.all(CLAIMS)
+    return {"claims": [claim_json(r) for r in rows]}
 
-    @api.post("/api/claims/{claim_id}/resolution", tags=["claims"])
-    async def post_resolution(claim_id: _ID, body: ResolutionBody, caller: Who, idem: IdemKey) -> Response:
-        """The inspector resolves a claim: ``{"outcome": "upheld" | "rejected", "text"}`` → the claim."""
-        caller.need("inspector")
-        text = storable(body.text)
-        return await guarded(
-            caller,
-            idem,
-            lambda: casino.run_tx(
-                lambda tx: resolve_claim(tx, caller, claim_id, body.outcome, text), caller=caller, idem=idem
-            ),
-            200,
-        )
 
-    return api
+@router.get("/api/claims/{claim_id}", tags=["claims"])
+async def get_claim(casino: CasinoOf, claim_id: _ID, caller: Who) -> dict[str, Any]:
+    """One claim; for the inspector and the administrator beside the round's recall."""
+    caller.need("inspector", "admin", "player")
+    async with casino.store.transaction(write=False) as tx:
+        found = await tx.one(CLAIM, {"id": claim_id})
+    if found is None or (caller.role == "player" and found[3] != caller.name):
+        raise NotFound(f"no claim {claim_id}", key="err.control.no_claim", claim=claim_id)
+    claim = claim_json(found)
+    if caller.role == "player":
+        return {"claim": claim}
+    async with casino.db() as db:
+        table = await db.get(CasinoTable, claim["table"])
+        assert table is not None
+        recall = await inspector.recall(db, table, claim["round"])
+    return {"claim": claim, "recall": recall}
+
+
+@router.post("/api/claims/{claim_id}/resolution", tags=["claims"])
+async def post_resolution(
+    casino: CasinoOf, claim_id: _ID, body: ResolutionBody, caller: Who, idem: IdemKey
+) -> Response:
+    """The inspector resolves a claim: ``{"outcome": "upheld" | "rejected", "text"}`` → the claim."""
+    caller.need("inspector")
+    text = storable(body.text)
+    return await guarded(
+        casino,
+        caller,
+        idem,
+        lambda: casino.run_tx(
+            lambda tx: resolve_claim(tx, caller, claim_id, body.outcome, text), caller=caller, idem=idem
+        ),
+        200,
+    )

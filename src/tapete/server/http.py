@@ -5,12 +5,14 @@ protection_api, ...) import it and never one another."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import pydantic_core
 from fastapi import Depends, Header, Query, Request
 from fastapi import Path as InPath
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -21,11 +23,13 @@ from pydantic import (
     StrictStr,
     model_validator,
 )
+from starlette.requests import HTTPConnection
 
+from tapete.errors import TapeteError
 from tapete.server import state
 from tapete.server.accounts import Caller
-from tapete.server.app import Casino, Idem
-from tapete.server.errors import language
+from tapete.server.app import Casino, Idem, Replay
+from tapete.server.errors import error_body, language, status_of
 
 #: the largest id or number a path or query may name: what the database's integer columns hold
 MAX_ID = 2**31 - 1
@@ -172,10 +176,16 @@ def _token(request: Request) -> str | None:
     return request.cookies.get("tapete_token")
 
 
+def casino_of(connection: HTTPConnection) -> Casino:
+    """The server process's casino, which `api.create_app` keeps on the app (a request's or a
+    WebSocket's): the endpoint modules' routers are the module's own, built once at import."""
+    casino: Casino = connection.app.state.casino
+    return casino
+
+
 async def who(request: Request) -> Caller:
     """The caller of the request's Bearer token (Unauthorized without one)."""
-    casino: Casino = request.app.state.casino
-    return await casino.caller(_token(request))
+    return await casino_of(request).caller(_token(request))
 
 
 async def idem_of(request: Request, idempotency_key: Annotated[str | None, Header()] = None) -> Idem | None:
@@ -186,3 +196,33 @@ async def idem_of(request: Request, idempotency_key: Annotated[str | None, Heade
 
 Who = Annotated[Caller, Depends(who)]
 IdemKey = Annotated[Idem | None, Depends(idem_of)]
+CasinoOf = Annotated[Casino, Depends(casino_of)]
+
+
+async def guarded(
+    casino: Casino, caller: Caller, idem: Idem | None, run: Callable[[], Awaitable[Any]], status: int = 200
+) -> Response:
+    """Run a change sent with an Idempotency-Key: answered again with its first answer when the key was
+    seen before (a creation kept as 200 is `status` again), a refusal remembered under the key."""
+    try:
+        result = await run()
+    except Replay as replay:
+        return FastJSON(replay.body, status_code=status if replay.status == 200 else replay.status)
+    except TapeteError as exc:
+        if idem is not None:
+            await casino.remember_refusal(caller, idem, status_of(exc), error_body(exc, idem.lang))
+        raise
+    return FastJSON(result, status_code=status)
+
+
+#: a table step's handler: (casino, table id, parsed body or None, caller, Idempotency-Key) -> answer
+Handler = Callable[[Casino, int, Any, Caller, Idem | None], Awaitable[Response]]
+
+
+@dataclass(frozen=True)
+class Lane:
+    """A table step its `api.StepRoute` takes: its body's model (None: no body) and its handler, the very
+    coroutine the FastAPI endpoint calls."""
+
+    model: type[Body] | None
+    handler: Handler

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from tapete.server.errors import Conflict, NotFound
-from tapete.server.http import who
+from tapete.server.http import CasinoOf, who
 from tapete.server.journal import note
 from tapete.server.sql import Tx, q
 
@@ -63,72 +63,67 @@ class Reopened(BaseModel):
     was: int = Field(description="the balance the account's row held (what did not reconcile)")
 
 
-def router(casino: Any) -> APIRouter:
-    """The integrity endpoints."""
-    api = APIRouter()
+router = APIRouter()
 
-    @api.get("/api/integrity", tags=["inspector"], response_model=IntegrityKey)
-    async def get_integrity(request: Request) -> dict[str, Any]:
-        """The public key every chain record, ledger entry and checkpoint is signed with (inspector,
-        admin)."""
-        caller = await who(request)
-        caller.need("inspector", "admin")
-        return casino.signer.verifier.to_json()  # type: ignore[no-any-return]
 
-    @api.get("/api/accounts/frozen", tags=["cashier"], response_model=FrozenAccounts)
-    async def get_frozen(request: Request) -> dict[str, Any]:
-        """The frozen accounts and why (admin, inspector, cashier)."""
-        caller = await who(request)
-        caller.need("admin", "inspector", "cashier")
-        async with casino.store.transaction(write=False) as tx:
-            rows = await tx.all(_FROZEN)
-        return {
-            "accounts": [
-                {"account": name, "kind": kind, "balance": int(balance), "reason": why}
-                for _, name, kind, balance, why in rows
-            ]
-        }
+@router.get("/api/integrity", tags=["inspector"], response_model=IntegrityKey)
+async def get_integrity(casino: CasinoOf, request: Request) -> dict[str, Any]:
+    """The public key every chain record, ledger entry and checkpoint is signed with (inspector,
+    admin)."""
+    caller = await who(request)
+    caller.need("inspector", "admin")
+    return casino.signer.verifier.to_json()
 
-    @api.post("/api/accounts/reopen", tags=["cashier"], response_model=Reopened)
-    async def post_reopen(body: Reopening, request: Request) -> dict[str, Any]:
-        """Reopen a frozen account (admin), with a reason: its balance becomes its last signed entry's
-        again (the ledger is the truth), and a significant event ``account_reopened`` says who, why,
-        and the balance it held."""
-        caller = await who(request)
-        caller.need("admin")
-        name = (
-            body.account
-            if ":" in body.account or body.account in ("cage", "house")
-            else f"wallet:{body.account}"
+
+@router.get("/api/accounts/frozen", tags=["cashier"], response_model=FrozenAccounts)
+async def get_frozen(casino: CasinoOf, request: Request) -> dict[str, Any]:
+    """The frozen accounts and why (admin, inspector, cashier)."""
+    caller = await who(request)
+    caller.need("admin", "inspector", "cashier")
+    async with casino.store.transaction(write=False) as tx:
+        rows = await tx.all(_FROZEN)
+    return {
+        "accounts": [
+            {"account": name, "kind": kind, "balance": int(balance), "reason": why}
+            for _, name, kind, balance, why in rows
+        ]
+    }
+
+
+@router.post("/api/accounts/reopen", tags=["cashier"], response_model=Reopened)
+async def post_reopen(casino: CasinoOf, body: Reopening, request: Request) -> dict[str, Any]:
+    """Reopen a frozen account (admin), with a reason: its balance becomes its last signed entry's
+    again (the ledger is the truth), and a significant event ``account_reopened`` says who, why,
+    and the balance it held."""
+    caller = await who(request)
+    caller.need("admin")
+    name = (
+        body.account if ":" in body.account or body.account in ("cage", "house") else f"wallet:{body.account}"
+    )
+
+    async def run(tx: Tx) -> dict[str, Any]:
+        found = await tx.one(_ACCOUNT, {"name": name})
+        if found is None:
+            raise NotFound(f"no account {name}", key="err.account.unknown", account=name)
+        account_id, _, balance, frozen = found
+        if frozen is None:
+            raise Conflict(f"the account {name} is not frozen", key="err.account.not_frozen", account=name)
+        last = await tx.one(_LAST_ENTRY, {"id": account_id})
+        entry, after = (int(last[0]), int(last[1])) if last is not None else (0, 0)
+        await tx.run(_REOPEN, {"balance": after, "to": entry, "id": account_id})
+        await note(
+            tx,
+            "account_reopened",
+            actor=caller.name,
+            details={
+                "account": name,
+                "reason": body.reason,
+                "was": int(balance),
+                "balance": after,
+                "frozen_for": frozen,
+            },
         )
+        return {"account": name, "balance": after, "was": int(balance)}
 
-        async def run(tx: Tx) -> dict[str, Any]:
-            found = await tx.one(_ACCOUNT, {"name": name})
-            if found is None:
-                raise NotFound(f"no account {name}", key="err.account.unknown", account=name)
-            account_id, _, balance, frozen = found
-            if frozen is None:
-                raise Conflict(
-                    f"the account {name} is not frozen", key="err.account.not_frozen", account=name
-                )
-            last = await tx.one(_LAST_ENTRY, {"id": account_id})
-            entry, after = (int(last[0]), int(last[1])) if last is not None else (0, 0)
-            await tx.run(_REOPEN, {"balance": after, "to": entry, "id": account_id})
-            await note(
-                tx,
-                "account_reopened",
-                actor=caller.name,
-                details={
-                    "account": name,
-                    "reason": body.reason,
-                    "was": int(balance),
-                    "balance": after,
-                    "frozen_for": frozen,
-                },
-            )
-            return {"account": name, "balance": after, "was": int(balance)}
-
-        result: dict[str, Any] = await casino.run_tx(run)
-        return result
-
-    return api
+    result: dict[str, Any] = await casino.run_tx(run)
+    return result

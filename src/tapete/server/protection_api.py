@@ -11,9 +11,8 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from tapete.server.accounts import NAME
-from tapete.server.app import Casino
 from tapete.server.errors import NotFound
-from tapete.server.http import WHOLE, who
+from tapete.server.http import WHOLE, casino_of, who
 from tapete.server.protection import LIMITS, MAX_EXCLUSION_DAYS, MAX_LIMIT_AMOUNT, MAX_MINUTES
 
 #: a limit's amount and minutes: whole numbers within their bounds (said in the document too)
@@ -102,84 +101,84 @@ class ProtectedPlayer(BaseModel):
     excluded_until: str | None
 
 
-def router(casino: Casino) -> APIRouter:
-    """Protection's endpoints (server.md, "Player protection")."""
-    api = APIRouter()
-    service = casino.protection
+router = APIRouter()
 
-    @api.put("/api/me/limits", tags=["protection"], response_model=LimitsOut, response_model_by_alias=True)
-    async def put_limits(body: LimitsBody, request: Request) -> dict[str, Any]:
-        """The player's own limits: lowering takes effect at once, raising or removing 24 hours later
-        (shown under `pending`)."""
-        caller = await who(request)
-        caller.need("player")
-        asked = {name: getattr(body, name) for name in LIMITS if name in body.model_fields_set}
-        return await service.set_limits(caller, asked)
 
-    @api.post(
-        "/api/me/exclusion",
-        tags=["protection"],
-        response_model=ExclusionOut,
-        openapi_extra={
-            "requestBody": {
-                "required": True,
-                "content": {"application/json": {"schema": ExclusionBody.model_json_schema()}},
-            }
-        },
-    )
-    async def post_exclusion(request: Request) -> dict[str, Any]:
-        """The player excludes himself for `days` (1 to 3650): his tokens end at once; no login until
-        `until`; nobody can lift it early. (The caller's role is checked before his body.)"""
-        caller = await who(request)
-        caller.need("player")
-        try:
-            body = ExclusionBody.model_validate_json(await request.body())
-        except ValidationError as exc:
-            raise RequestValidationError(exc.errors()) from None
-        return await service.exclude(caller, body.days)
+@router.put("/api/me/limits", tags=["protection"], response_model=LimitsOut, response_model_by_alias=True)
+async def put_limits(body: LimitsBody, request: Request) -> dict[str, Any]:
+    """The player's own limits: lowering takes effect at once, raising or removing 24 hours later
+    (shown under `pending`)."""
+    caller = await who(request)
+    caller.need("player")
+    asked = {name: getattr(body, name) for name in LIMITS if name in body.model_fields_set}
+    return await casino_of(request).protection.set_limits(caller, asked)
 
-    @api.put(
-        "/api/protection/register",
-        tags=["protection"],
-        response_model=RegisterLoaded,
-        openapi_extra={
-            "requestBody": {
-                "required": True,
-                "content": {
-                    "text/csv": {
-                        "schema": {
-                            "type": "string",
-                            "description": "document,since lines",
-                            "pattern": REGISTER_PATTERN,
-                        }
+
+@router.post(
+    "/api/me/exclusion",
+    tags=["protection"],
+    response_model=ExclusionOut,
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": ExclusionBody.model_json_schema()}},
+        }
+    },
+)
+async def post_exclusion(request: Request) -> dict[str, Any]:
+    """The player excludes himself for `days` (1 to 3650): his tokens end at once; no login until
+    `until`; nobody can lift it early. (The caller's role is checked before his body.)"""
+    caller = await who(request)
+    caller.need("player")
+    try:
+        body = ExclusionBody.model_validate_json(await request.body())
+    except ValidationError as exc:
+        raise RequestValidationError(exc.errors()) from None
+    return await casino_of(request).protection.exclude(caller, body.days)
+
+
+@router.put(
+    "/api/protection/register",
+    tags=["protection"],
+    response_model=RegisterLoaded,
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "text/csv": {
+                    "schema": {
+                        "type": "string",
+                        "description": "document,since lines",
+                        "pattern": REGISTER_PATTERN,
                     }
-                },
-            }
-        },
-    )
-    async def put_register(request: Request) -> dict[str, Any]:
-        """The register of persons prohibited from the games, replaced whole (admin): CSV lines
-        ``document,since``. From this moment a player whose document it holds is refused at login,
-        buy-in, seat and bet."""
-        caller = await who(request)
-        caller.need("admin")
-        return await service.load_register(caller, await request.body())
+                }
+            },
+        }
+    },
+)
+async def put_register(request: Request) -> dict[str, Any]:
+    """The register of persons prohibited from the games, replaced whole (admin): CSV lines
+    ``document,since``. From this moment a player whose document it holds is refused at login,
+    buy-in, seat and bet."""
+    caller = await who(request)
+    caller.need("admin")
+    return await casino_of(request).protection.load_register(caller, await request.body())
 
-    @api.get("/api/protection/register", tags=["protection"], response_model=RegisterOut)
-    async def get_register(request: Request) -> dict[str, Any]:
-        """How many entries the register holds and when it was loaded (admin, inspector)."""
-        caller = await who(request)
-        caller.need("admin", "inspector")
-        return await service.register()
 
-    @api.get("/api/protection/players/{name}", tags=["protection"], response_model=ProtectedPlayer)
-    async def get_protected_player(name: str, request: Request) -> dict[str, Any]:
-        """A player's identity, whether the register holds him and whether he excluded himself
-        (cashier, admin, inspector)."""
-        caller = await who(request)
-        caller.need("cashier", "admin", "inspector")
-        if not NAME.match(name):
-            raise NotFound(f"no player {name}", key="err.api.no_player", name=name[:64])
-        return await service.player(name)
+@router.get("/api/protection/register", tags=["protection"], response_model=RegisterOut)
+async def get_register(request: Request) -> dict[str, Any]:
+    """How many entries the register holds and when it was loaded (admin, inspector)."""
+    caller = await who(request)
+    caller.need("admin", "inspector")
+    return await casino_of(request).protection.register()
 
-    return api
+
+@router.get("/api/protection/players/{name}", tags=["protection"], response_model=ProtectedPlayer)
+async def get_protected_player(name: str, request: Request) -> dict[str, Any]:
+    """A player's identity, whether the register holds him and whether he excluded himself
+    (cashier, admin, inspector)."""
+    caller = await who(request)
+    caller.need("cashier", "admin", "inspector")
+    if not NAME.match(name):
+        raise NotFound(f"no player {name}", key="err.api.no_player", name=name[:64])
+    return await casino_of(request).protection.player(name)

@@ -6,7 +6,7 @@ table (the outcome events every viewer sees); the shoe's count is a number, neve
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Request
 from fastapi import Path as InPath
@@ -16,7 +16,7 @@ from tapete.rules import load_rules
 from tapete.server import chain
 from tapete.server.chain import AnyRecord
 from tapete.server.errors import NotFound
-from tapete.server.http import who
+from tapete.server.http import CasinoOf, who
 from tapete.server.sql import Tx
 from tapete.server.tables import _LAST_SHOE, SERVER_KEYS, TABLE, cards_out, row_of
 
@@ -94,18 +94,15 @@ async def scoreboard(tx: Tx, table_id: int) -> Scoreboard:
     )
 
 
-def router(casino: Any) -> APIRouter:
-    """GET /api/tables/{id}/scoreboard (any user)."""
-    api = APIRouter()
+router = APIRouter()
 
-    @api.get("/api/tables/{table_id}/scoreboard", tags=["page"])
-    async def get_scoreboard(
-        table_id: Annotated[int, InPath(ge=0, le=2**31 - 1)], request: Request
-    ) -> Scoreboard:
-        """Punto y Banca: every coup of the shoe in play since its shuffle (round, result, totals) and the
-        cards left in the shoe; other games: none."""
-        await who(request)
-        async with casino.store.transaction(write=False, snapshot=True) as tx:
-            return await scoreboard(tx, table_id)
 
-    return api
+@router.get("/api/tables/{table_id}/scoreboard", tags=["page"])
+async def get_scoreboard(
+    casino: CasinoOf, table_id: Annotated[int, InPath(ge=0, le=2**31 - 1)], request: Request
+) -> Scoreboard:
+    """Punto y Banca: every coup of the shoe in play since its shuffle (round, result, totals) and the
+    cards left in the shoe; other games: none."""
+    await who(request)
+    async with casino.store.transaction(write=False, snapshot=True) as tx:
+        return await scoreboard(tx, table_id)

@@ -12,22 +12,16 @@ from __future__ import annotations
 
 import io
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
 from types import SimpleNamespace
-from typing import Annotated, Any, cast
+from typing import Any, cast
 
-from fastapi import APIRouter, Request
-from fastapi import Path as InPath
 from rich.console import Console
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from tapete.games import GAMES, round_class
+from tapete.games import round_class
 from tapete.games.base import CARD, Round
-from tapete.i18n import LANGUAGES, Money, Translator, catalog, house_rules_lines, layout_lines
+from tapete.i18n import LANGUAGES, Money, Translator, house_rules_lines, layout_lines
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
-from tapete.server.accounts import Caller
-from tapete.server.errors import NotFound
 from tapete.server.models import CasinoTable
 from tapete.server.tables import SERVER_KEYS
 
@@ -210,42 +204,3 @@ def payouts(table_id: int, game: str, rules: CommonRules, rnd: Round | None) -> 
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return out
-
-
-# ------------------------------------------------------------------------------------------ endpoints
-def router(casino: Any, who: Callable[..., Awaitable[Caller]]) -> APIRouter:
-    """The page's endpoints (additive to server.md's); `who` is the API's caller dependency."""
-    api = APIRouter()
-
-    @api.get("/api/i18n/{lang}", tags=["page"])
-    async def get_catalog(lang: str) -> dict[str, Any]:
-        """Every message of a language (es, en): the regulation's words, the games' phrases, the error
-        messages and the web page's own words, merged from ``tapete/locale`` as every face reads them.
-        No login needed: the login page speaks too."""
-        if lang not in LANGUAGES:
-            raise NotFound(f"no language {lang!r}; languages: es, en", key="err.setting.language", lang=lang)
-        return {"lang": lang, "languages": list(LANGUAGES), "messages": dict(catalog(lang))}
-
-    @api.get("/api/games", tags=["page"])
-    async def get_games(request: Request) -> dict[str, Any]:
-        """Each game's seats, spots, settings with their defaults, and each setting's type and bounds."""
-        await who(request)
-        return {"games": [game_json(g) for g in GAMES]}
-
-    @api.get("/api/tables/{table_id}/house-rules", tags=["page"])
-    async def get_house_rules(
-        table_id: Annotated[int, InPath(ge=0, le=2**31 - 1)], request: Request
-    ) -> dict[str, Any]:
-        """The table's layout phrases and the house's rules (rules.md [A]) in every language."""
-        await who(request)
-
-        async def run(db: AsyncSession) -> dict[str, Any]:
-            table = await db.get(CasinoTable, table_id)
-            if table is None:
-                raise NotFound(f"no table {table_id}", key="err.api.no_table", table=table_id)
-            return house_words(table)
-
-        async with casino.db() as db:
-            return await run(db)
-
-    return api

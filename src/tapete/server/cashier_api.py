@@ -1,0 +1,109 @@
+"""The cashier's endpoints: chips for a player's cash and back (server.md, Cashier), a player's balance
+and movements, every player's balance. The service is `ledger`; its SQL is here and in `ledger`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+from pydantic import StrictStr
+
+from tapete.errors import BadRequest
+from tapete.server import ledger, tables
+from tapete.server.accounts import Caller
+from tapete.server.app import Casino, Idem
+from tapete.server.errors import NotFound
+from tapete.server.http import Body, CashierAmount, CasinoOf, IdemKey, PathName, Who, guarded, text
+from tapete.server.sql import Tx, q
+
+router = APIRouter()
+
+_PLAYER = q("SELECT id, name FROM users WHERE name = :name AND role = 'player'")
+_PLAYERS = q(
+    "SELECT u.name, COALESCE(a.balance, 0) FROM users u"
+    " LEFT JOIN accounts a ON a.user_id = u.id AND a.kind = 'wallet' WHERE u.role = 'player' ORDER BY u.name"
+)
+_MOVEMENTS = q(
+    'SELECT e.id, e.kind, e.amount, e.balance_after, e.table_id, e.round_no, e."at" FROM ledger_entries e'
+    " JOIN accounts a ON a.id = e.account_id WHERE a.name = :name ORDER BY e.id DESC LIMIT 20",
+    times=[6],
+)
+
+
+class CashierBody(Body):
+    player: StrictStr = text()
+    amount: CashierAmount
+
+
+async def _cashier(
+    casino: Casino, caller: Caller, idem: Idem | None, body: CashierBody, out: bool
+) -> Response:
+    caller.need("cashier", "admin")
+    if body.amount < 1:
+        raise BadRequest("an amount is a positive whole number of money units", key="err.api.amount")
+
+    async def run(tx: Tx) -> dict[str, Any]:
+        found = await tx.one(_PLAYER, {"name": body.player})
+        if found is None:
+            raise NotFound(f"no player {body.player}", key="err.api.no_player", name=body.player)
+        player = ledger.Player(*found)
+        if not out:  # chips for a player on the register, or excluded by himself: refused
+            await casino.protection.check_buy_in(tx, player.id)
+        balance = await ledger.cashier(tx, player, body.amount, out=out, actor=caller.name)
+        await tables.note(
+            tx,
+            "cash_out" if out else "buy_in",
+            actor=caller.name,
+            details={"player": player.name, "amount": body.amount, "balance": balance},
+        )
+        return {"player": player.name, "balance": balance}
+
+    return await guarded(casino, caller, idem, lambda: casino.run_tx(run, caller=caller, idem=idem))
+
+
+@router.post("/api/cashier/buy-in", tags=["cashier"])
+async def post_buy_in(casino: CasinoOf, body: CashierBody, caller: Who, idem: IdemKey) -> Response:
+    """Chips for a player's cash (cashier, admin)."""
+    return await _cashier(casino, caller, idem, body, out=False)
+
+
+@router.post("/api/cashier/cash-out", tags=["cashier"])
+async def post_cash_out(casino: CasinoOf, body: CashierBody, caller: Who, idem: IdemKey) -> Response:
+    """A player's chips back to cash (never the chips on his bets)."""
+    return await _cashier(casino, caller, idem, body, out=True)
+
+
+@router.get("/api/cashier/players/{name}", tags=["cashier"])
+async def get_player(casino: CasinoOf, name: PathName, caller: Who) -> dict[str, Any]:
+    """A player's balance and his recent movements (cashier, admin, inspector)."""
+    caller.need("cashier", "admin", "inspector")
+    async with casino.store.transaction(write=False, snapshot=True) as tx:
+        found = await tx.one(_PLAYER, {"name": name})
+        if found is None:
+            raise NotFound(f"no player {name}", key="err.api.no_player", name=name)
+        player = ledger.Player(*found)
+        balance, free = await ledger.available(tx, player)
+        rows = await tx.all(_MOVEMENTS, {"name": f"wallet:{name}"})
+    moves = [
+        {
+            "id": entry_id,
+            "kind": kind,
+            "amount": amount,
+            "balance_after": after,
+            "table": table,
+            "round": round_no,
+            "at": at.isoformat().replace("+00:00", "Z"),
+        }
+        for entry_id, kind, amount, after, table, round_no, at in rows
+    ]
+    return {"player": name, "balance": balance, "available": free, "movements": moves}
+
+
+@router.get("/api/players", tags=["cashier"])
+async def get_players(casino: CasinoOf, caller: Who) -> dict[str, Any]:
+    """Every player with his balance (cashier, admin, inspector)."""
+    caller.need("cashier", "admin", "inspector")
+    async with casino.store.transaction(write=False) as tx:
+        rows = await tx.all(_PLAYERS)
+    return {"players": [{"name": name, "balance": int(balance)} for name, balance in rows]}
