@@ -27,10 +27,12 @@ from tempfile import mkdtemp
 import psycopg
 
 from tapete.log import GENESIS
-from tapete.server import chain, integrity, signing, tables
+from tapete.server import signing
 from tapete.server.app import Casino
 from tapete.server.config import Settings
 from tapete.server.db import migrate
+from tapete.server.inspection import integrity
+from tapete.server.play import chain, tables
 
 ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 CARDS = [r + s for r in "23456789TJQKA" for s in "cdhs"]

@@ -173,7 +173,7 @@ def fast_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
     CPU on this machine (the production parameters are checked in test_people.py)."""
     from argon2 import PasswordHasher
 
-    from tapete.server import accounts
+    from tapete.server.people import accounts
 
     monkeypatch.setattr(accounts, "_HASHER", PasswordHasher(time_cost=1, memory_cost=64, parallelism=1))
 

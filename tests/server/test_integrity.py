@@ -152,7 +152,7 @@ def test_history_rewritten_with_sha256_fails_verify_online_and_offline(
     """A settled record changed, every later record's hash and link recomputed with the project's own
     digest and the table's head moved: the signatures do not follow, so verify names that record, the
     start-up suspends the table, and `tapete verify --public-key` fails offline."""
-    from tapete.server.chain import record_digest, record_of
+    from tapete.server.play.chain import record_digest, record_of
 
     server = Server(database_url, tmp_path / "home")
     server.start()
@@ -376,7 +376,8 @@ def test_checkpoints_stand_for_what_lies_below_them(
     """The running server verifies a chain's new records and signs a checkpoint a little below its head;
     the start-up's check then begins there (a record changed below it is the inspector's verify's to
     find, which always starts from the first record), and a record changed above it suspends the table."""
-    from tapete.server import integrity, tables
+    from tapete.server.inspection import integrity
+    from tapete.server.play import tables
 
     monkeypatch.setattr(integrity, "CHECKPOINT_EVERY", 4)
     monkeypatch.setattr(integrity, "CHECKPOINT_BEHIND", 2)

@@ -15,9 +15,10 @@ import sqlalchemy as sa
 from alembic import command
 
 from tapete.log import GENESIS
-from tapete.server import chain, integrity, tables
 from tapete.server.app import Casino
 from tapete.server.db import alembic_config, migrate, sync_url
+from tapete.server.inspection import integrity
+from tapete.server.play import chain, tables
 from tests.server.conftest import postgres_database, settings_for
 from tests.server.tampering import superuser
 

@@ -9,7 +9,7 @@ import pytest
 
 from tapete.cards import parse_card
 from tapete.rules import load_rules
-from tapete.server import words
+from tapete.server.catalogs import words
 from tapete.session import TableSession
 from tapete.shoe import StackedSource
 from tapete.table import RawBet

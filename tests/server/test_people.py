@@ -15,7 +15,7 @@ import pytest
 import sqlalchemy as sa
 from starlette.websockets import WebSocketDisconnect
 
-from tapete.server.accounts import token_hash
+from tapete.server.people.accounts import token_hash
 from tests.server.conftest import Api
 from tests.server.support import refused, serving
 

@@ -16,7 +16,7 @@ import pytest
 import sqlalchemy as sa
 from starlette.websockets import WebSocketDisconnect
 
-from tapete.server.protection import Protection, lima_day_start, parse_register
+from tapete.server.people.protection import Protection, lima_day_start, parse_register
 from tests.server.conftest import Api
 from tests.server.support import changed, refused, serving, snapshot
 

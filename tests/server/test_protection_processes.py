@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tapete.errors import TapeteError
-from tapete.server import tables
-from tapete.server.accounts import Caller
 from tapete.server.app import Casino
+from tapete.server.people.accounts import Caller
+from tapete.server.play import tables
 from tests.server.conftest import fresh_database, settings_for
 from tests.server.support import serving
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tapete.server import tables
 from tapete.server.app import Casino
+from tapete.server.play import tables
 from tests.server.conftest import fresh_database, settings_for
 from tests.server.support import serving
 

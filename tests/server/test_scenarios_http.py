@@ -38,7 +38,7 @@ def casino_api(
     its smallest costs: the pool's logins are not what is tested here)."""
     from argon2 import PasswordHasher
 
-    from tapete.server import accounts
+    from tapete.server.people import accounts
 
     tmp = tmp_path_factory.mktemp("scenarios")
     real = accounts._HASHER

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tapete.server import tables
 from tapete.server.api import create_app
 from tapete.server.app import prepare
+from tapete.server.play import tables
 from tests.server.conftest import ADMIN_PASSWORD, Api, settings_for
 
 pytestmark = pytest.mark.usefixtures("fast_hashing")

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from tapete.server import tables
-from tapete.server.accounts import Caller
 from tapete.server.app import Casino
+from tapete.server.people.accounts import Caller
+from tapete.server.play import tables
+from tapete.server.play.tables import TableRow, TableRuntime
 from tapete.server.sql import Tx
-from tapete.server.tables import TableRow, TableRuntime
 from tests.server.conftest import fresh_database, settings_for
 from tests.server.support import serving
 

@@ -148,19 +148,12 @@ def test_every_endpoint_is_a_domain_modules_own_route(api: Api) -> None:
     """Each endpoint is declared once, at import, on its domain module's router (people_api, tables_api,
     ...), not built per casino in a closure: every route of the app but the documents' pages is one of
     those modules' routes, and the table steps' lanes are tables_api's own endpoints' handlers."""
-    from tapete.server import (
-        betting,
-        cashier_api,
-        control_api,
-        inspector_api,
-        integrity_api,
-        people_api,
-        protection_api,
-        push_api,
-        shoeboard,
-        tables_api,
-        words_api,
-    )
+    from tapete.server.cashier import cashier_api
+    from tapete.server.catalogs import words_api
+    from tapete.server.inspection import inspector_api, integrity_api
+    from tapete.server.live import push_api
+    from tapete.server.people import people_api, protection_api
+    from tapete.server.play import betting, control_api, shoeboard, tables_api
 
     modules = (betting, cashier_api, control_api, inspector_api, integrity_api, people_api)
     modules += (protection_api, push_api, shoeboard, tables_api, words_api)

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from tapete.errors import TapeteError
-from tapete.server import chain, tables
-from tapete.server.accounts import Caller
 from tapete.server.app import Casino
+from tapete.server.people.accounts import Caller
+from tapete.server.play import chain, tables
+from tapete.server.play.tables import TableRow, TableRuntime
 from tapete.server.sql import Tx, q
-from tapete.server.tables import TableRow, TableRuntime
 from tests.server.conftest import fresh_database, settings_for
 from tests.server.support import serving
 

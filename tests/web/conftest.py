@@ -210,7 +210,7 @@ def _quick_password_hashes() -> Iterator[None]:
     real command, with the real parameters)."""
     from argon2 import PasswordHasher
 
-    from tapete.server import accounts
+    from tapete.server.people import accounts
 
     real = accounts._HASHER
     accounts._HASHER = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)

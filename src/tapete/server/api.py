@@ -27,21 +27,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Match
 
 from tapete.errors import BadRequest, TapeteError
-from tapete.server import (
-    betting,
-    cashier_api,
-    control_api,
-    inspector_api,
-    integrity_api,
-    openapi,
-    people_api,
-    protection_api,
-    push_api,
-    shoeboard,
-    tables_api,
-    words_api,
-)
+from tapete.server import openapi
 from tapete.server.app import Casino, Idem, health, lifespan_of
+from tapete.server.cashier import cashier_api
+from tapete.server.catalogs import words_api
 from tapete.server.config import VERSION
 from tapete.server.errors import (
     NotFound,
@@ -52,6 +41,10 @@ from tapete.server.errors import (
 )
 from tapete.server.guard import Guard
 from tapete.server.http import MAX_ID, CasinoOf, FastJSON, Lane, _token
+from tapete.server.inspection import inspector_api, integrity_api
+from tapete.server.live import push_api
+from tapete.server.people import people_api, protection_api
+from tapete.server.play import betting, control_api, shoeboard, tables_api
 from tapete.server.sql import Unavailable
 
 STATIC = Path(__file__).resolve().parent / "static"

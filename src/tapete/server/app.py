@@ -27,8 +27,15 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import TapeteError
-from tapete.server import chain, integrity, ledger, signing, state, tables
-from tapete.server.accounts import (
+from tapete.server import signing
+from tapete.server.cashier import ledger
+from tapete.server.config import VERSION, Settings, load_shoe_key
+from tapete.server.db import make_engine, migrate, sessions
+from tapete.server.errors import Conflict, InsufficientFunds, NotFound
+from tapete.server.inspection import integrity
+from tapete.server.live.push import Broker, LocalBroker, RedisBroker
+from tapete.server.models import User, utcnow
+from tapete.server.people.accounts import (
     Caller,
     authenticate,
     create_user,
@@ -37,14 +44,10 @@ from tapete.server.accounts import (
     token_hash,
     write_verdict,
 )
-from tapete.server.config import VERSION, Settings, load_shoe_key
-from tapete.server.db import make_engine, migrate, sessions
-from tapete.server.errors import Conflict, InsufficientFunds, NotFound
-from tapete.server.models import User, utcnow
-from tapete.server.protection import Protection
-from tapete.server.push import Broker, LocalBroker, RedisBroker
+from tapete.server.people.protection import Protection
+from tapete.server.play import chain, state, tables
+from tapete.server.play.tables import TableRow, TableRuntime, note
 from tapete.server.sql import Frozen, Json, Stale, Store, Tx, Unavailable, Violation, q
-from tapete.server.tables import TableRow, TableRuntime, note
 
 log = logging.getLogger("tapete.server")
 T = TypeVar("T")

@@ -26,10 +26,10 @@ from pydantic import (
 from starlette.requests import HTTPConnection
 
 from tapete.errors import TapeteError
-from tapete.server import state
-from tapete.server.accounts import Caller
 from tapete.server.app import Casino, Idem, Replay
 from tapete.server.errors import error_body, language, status_of
+from tapete.server.people.accounts import Caller
+from tapete.server.play import state
 
 #: the largest id or number a path or query may name: what the database's integer columns hold
 MAX_ID = 2**31 - 1

@@ -13,8 +13,9 @@ from typing import Any
 import sqlalchemy as sa
 
 from tapete.log import GENESIS
-from tapete.server import chain, signing
+from tapete.server import signing
 from tapete.server.config import sync_url
+from tapete.server.play import chain
 from tapete.server.sql import read_time
 
 BATCH = 2000

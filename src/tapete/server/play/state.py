@@ -16,11 +16,13 @@ from typing import Any
 import pydantic_core
 
 from tapete.games.base import Viewer
-from tapete.server import control, ledger, tables, words
-from tapete.server.accounts import Caller
-from tapete.server.snapshot import Snapshot as Snapshot  # built here, named here too
+from tapete.server.cashier import ledger
+from tapete.server.catalogs import words
+from tapete.server.people.accounts import Caller
+from tapete.server.play import control, tables
+from tapete.server.play.snapshot import Snapshot as Snapshot  # built here, named here too
+from tapete.server.play.tables import TableRow, TableRuntime, bettors
 from tapete.server.sql import Tx, q
-from tapete.server.tables import TableRow, TableRuntime, bettors
 
 _REQUESTS = q(
     "SELECT r.id, r.seat, r.spot, r.amount, r.status, u.name FROM back_bet_requests r"

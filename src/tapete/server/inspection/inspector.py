@@ -15,8 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.games import round_class
 from tapete.games.base import CARD, Viewer
-from tapete.server import chain, integrity, signing
+from tapete.server import signing
 from tapete.server.errors import NotFound
+from tapete.server.inspection import integrity
 from tapete.server.models import (
     Account,
     CasinoTable,
@@ -28,7 +29,8 @@ from tapete.server.models import (
     User,
     iso,
 )
-from tapete.server.tables import SERVER_EVENTS, effective_events
+from tapete.server.play import chain
+from tapete.server.play.tables import SERVER_EVENTS, effective_events
 
 DECISION_EVENTS = ("decision", "offer")
 #: a live table's and a virtual shoe's procedures, as the inspector reads them

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tapete.log import GENESIS
-from tapete.server import chain, signing, tables
-from tapete.server.journal import note
+from tapete.server import signing
+from tapete.server.inspection.journal import note
 from tapete.server.models import utcnow
+from tapete.server.play import chain, tables
+from tapete.server.play.table_row import TableRow
 from tapete.server.sql import Store, Tx, q
-from tapete.server.table_row import TableRow
 
 log = logging.getLogger("tapete.server")
 

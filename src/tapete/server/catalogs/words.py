@@ -23,7 +23,7 @@ from tapete.i18n import LANGUAGES, Money, Translator, house_rules_lines, layout_
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
 from tapete.server.models import CasinoTable
-from tapete.server.tables import SERVER_KEYS
+from tapete.server.play.tables import SERVER_KEYS
 
 #: the page shows amounts in soles, as the terminal tables do
 CURRENCY = "PEN"

@@ -10,11 +10,12 @@ from fastapi.responses import Response
 from pydantic import StrictStr
 
 from tapete.errors import BadRequest
-from tapete.server import ledger, tables
-from tapete.server.accounts import Caller
 from tapete.server.app import Casino, Idem
+from tapete.server.cashier import ledger
 from tapete.server.errors import NotFound
 from tapete.server.http import Body, CashierAmount, CasinoOf, IdemKey, PathName, Who, guarded, text
+from tapete.server.people.accounts import Caller
+from tapete.server.play import tables
 from tapete.server.sql import Tx, q
 
 router = APIRouter()

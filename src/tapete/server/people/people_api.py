@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import BadRequest
-from tapete.server import accounts, inspector, ledger, protection
+from tapete.server.cashier import ledger
 from tapete.server.errors import Forbidden, NotFound, Unauthorized
 from tapete.server.http import (
     NO_NUL,
@@ -27,7 +27,9 @@ from tapete.server.http import (
     _address,
     text,
 )
+from tapete.server.inspection import inspector
 from tapete.server.models import ROLES, SignificantEvent, User
+from tapete.server.people import accounts, protection
 
 router = APIRouter()
 

@@ -10,10 +10,10 @@ from fastapi import APIRouter, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
-from tapete.server.accounts import NAME
 from tapete.server.errors import NotFound
 from tapete.server.http import WHOLE, casino_of, who
-from tapete.server.protection import LIMITS, MAX_EXCLUSION_DAYS, MAX_LIMIT_AMOUNT, MAX_MINUTES
+from tapete.server.people.accounts import NAME
+from tapete.server.people.protection import LIMITS, MAX_EXCLUSION_DAYS, MAX_LIMIT_AMOUNT, MAX_MINUTES
 
 #: a limit's amount and minutes: whole numbers within their bounds (said in the document too)
 _Amount = Annotated[StrictInt, Field(ge=1, le=MAX_LIMIT_AMOUNT), WHOLE]

@@ -12,10 +12,11 @@ from fastapi.responses import PlainTextResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import BadRequest
-from tapete.server import chain, inspector
 from tapete.server.errors import NotFound
 from tapete.server.http import CasinoOf, FastJSON, Id, Since, Who
+from tapete.server.inspection import inspector
 from tapete.server.models import CasinoTable
+from tapete.server.play import chain
 
 router = APIRouter()
 

@@ -14,8 +14,6 @@ from pydantic import ConfigDict, Field, StrictBool, StrictStr
 
 from tapete.errors import BadRequest, TapeteError
 from tapete.games import GAMES
-from tapete.server import integrity, state, tables
-from tapete.server.accounts import Caller
 from tapete.server.app import Casino, Idem, Replay
 from tapete.server.errors import Conflict, NotFound, error_body, status_of
 from tapete.server.http import (
@@ -36,8 +34,11 @@ from tapete.server.http import (
     guarded,
     text,
 )
+from tapete.server.inspection import integrity
+from tapete.server.people.accounts import Caller
+from tapete.server.play import state, tables
+from tapete.server.play.tables import LIVE_PROCEDURES, TableRow, TableRuntime
 from tapete.server.sql import Tx
-from tapete.server.tables import LIVE_PROCEDURES, TableRow, TableRuntime
 
 router = APIRouter()
 #: the table steps `api.StepRoute` takes, by the last part of their path

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from tapete.server.errors import Conflict, NotFound
 from tapete.server.http import CasinoOf, who
-from tapete.server.journal import note
+from tapete.server.inspection.journal import note
 from tapete.server.sql import Tx, q
 
 _FROZEN = q("SELECT id, name, kind, balance, frozen FROM accounts WHERE frozen IS NOT NULL ORDER BY id")

@@ -27,17 +27,18 @@ from tapete.log import GENESIS, canonical, rebuild
 from tapete.procedures import STEPS, ProcedureSequence, cut_event, inspect_event, step_of
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
-from tapete.server import chain, control, ledger
-from tapete.server.accounts import Caller
-from tapete.server.chain import AnyRecord, Record
+from tapete.server.cashier import ledger
 from tapete.server.errors import Conflict, Forbidden, InsufficientFunds, NotFound, error_body
-from tapete.server.journal import note as note  # the steps' significant events
-from tapete.server.journal import seats_of as seats_of  # a table's holders
+from tapete.server.inspection.journal import note as note  # the steps' significant events
+from tapete.server.inspection.journal import seats_of as seats_of  # a table's holders
 from tapete.server.models import utcnow
-from tapete.server.snapshot import Snapshot
+from tapete.server.people.accounts import Caller
+from tapete.server.play import chain, control
+from tapete.server.play.chain import AnyRecord, Record
+from tapete.server.play.snapshot import Snapshot
+from tapete.server.play.table_row import COLUMNS
+from tapete.server.play.table_row import TableRow as TableRow  # the type the steps take, named here too
 from tapete.server.sql import Json, Q, Slot, Stale, Store, Tx, q
-from tapete.server.table_row import COLUMNS
-from tapete.server.table_row import TableRow as TableRow  # the type the steps take, named here too
 from tapete.session import make_shoe
 from tapete.settlement import round_money
 from tapete.shoe import SecureRandom, Shoe, burn_count, open_shoe, seal_shoe

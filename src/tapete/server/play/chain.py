@@ -17,8 +17,8 @@ from tapete.games.base import Event
 from tapete.log import GENESIS, canonical
 from tapete.server import signing
 from tapete.server.models import EventRecord, utcnow
+from tapete.server.play.table_row import TableRow
 from tapete.server.sql import Json, Rows, Slot, Tx, dumps, q
-from tapete.server.table_row import TableRow
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from pydantic import BaseModel
 
 from tapete.server.errors import Conflict
 from tapete.server.http import CasinoOf, who
+from tapete.server.play.tables import TableRow, TableRuntime
 from tapete.server.sql import Tx, q
-from tapete.server.tables import TableRow, TableRuntime
 
 _LAST_BET = q(
     "SELECT id, seat, spot, amount FROM bets WHERE table_id = :t AND user_id = :user ORDER BY id DESC LIMIT 1"

@@ -13,12 +13,12 @@ from fastapi import Path as InPath
 from pydantic import BaseModel
 
 from tapete.rules import load_rules
-from tapete.server import chain
-from tapete.server.chain import AnyRecord
 from tapete.server.errors import NotFound
 from tapete.server.http import CasinoOf, who
+from tapete.server.play import chain
+from tapete.server.play.chain import AnyRecord
+from tapete.server.play.tables import _LAST_SHOE, SERVER_KEYS, TABLE, cards_out, row_of
 from tapete.server.sql import Tx
-from tapete.server.tables import _LAST_SHOE, SERVER_KEYS, TABLE, cards_out, row_of
 
 #: what starts a new shoe in a table's records: new decks, a deck change, a shuffle
 _SHOE_START = ("new_pack", "deck_change")

@@ -1,5 +1,5 @@
 """The endpoints of deck-change requests and claims (server.md "Control procedures at a live table",
-"Claims"), each with its typed body: the service is `tapete.server.control`."""
+"Claims"), each with its typed body: the service is `tapete.server.play.control`."""
 
 from __future__ import annotations
 
@@ -10,8 +10,11 @@ from fastapi import Path as InPath
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, StrictStr
 
-from tapete.server import inspector
-from tapete.server.control import (
+from tapete.server.errors import NotFound
+from tapete.server.http import NOT_BLANK, Body, BodyId, CasinoOf, IdemKey, Who, guarded, storable
+from tapete.server.inspection import inspector
+from tapete.server.models import CasinoTable, iso
+from tapete.server.play.control import (
     ALL_REQUESTS,
     CLAIM,
     CLAIMS,
@@ -22,11 +25,8 @@ from tapete.server.control import (
     file_claim,
     resolve_claim,
 )
-from tapete.server.errors import NotFound
-from tapete.server.http import NOT_BLANK, Body, BodyId, CasinoOf, IdemKey, Who, guarded, storable
-from tapete.server.models import CasinoTable, iso
+from tapete.server.play.tables import TableRow, TableRuntime
 from tapete.server.sql import Tx
-from tapete.server.tables import TableRow, TableRuntime
 
 _ID = Annotated[int, InPath(ge=0, le=2**31 - 1)]
 

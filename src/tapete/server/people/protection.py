@@ -31,14 +31,15 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import BadRequest, TapeteError
-from tapete.server import ledger, models
-from tapete.server.accounts import Caller
+from tapete.server import models
+from tapete.server.cashier import ledger
 from tapete.server.errors import ApiError, Conflict, Forbidden, NotFound
-from tapete.server.journal import note
+from tapete.server.inspection.journal import note
 from tapete.server.models import iso, utcnow
+from tapete.server.people.accounts import Caller
 from tapete.server.sql import Json, Rows, Slot, Tx, q
 
-log = logging.getLogger("tapete.server.protection")
+log = logging.getLogger("tapete.server.people.protection")
 
 #: the casino's calendar: a "day" of the daily limits is Lima's (Peru keeps UTC-5, no summer time)
 LIMA = ZoneInfo("America/Lima")

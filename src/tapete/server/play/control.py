@@ -11,12 +11,12 @@ from typing import Any
 
 from tapete.errors import BadRequest
 from tapete.games.base import Event
-from tapete.server.accounts import Caller
 from tapete.server.errors import Conflict, Forbidden, NotFound
-from tapete.server.journal import note, seats_of
+from tapete.server.inspection.journal import note, seats_of
 from tapete.server.models import iso, utcnow
+from tapete.server.people.accounts import Caller
+from tapete.server.play.table_row import TableRow
 from tapete.server.sql import Tx, q
-from tapete.server.table_row import TableRow
 
 #: the longest reason or claim a person may write
 MAX_TEXT = 2000

@@ -11,10 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.games import GAMES
 from tapete.i18n import LANGUAGES, catalog
+from tapete.server.catalogs.words import game_json, house_words
 from tapete.server.errors import NotFound
 from tapete.server.http import CasinoOf, who
 from tapete.server.models import CasinoTable
-from tapete.server.words import game_json, house_words
 
 router = APIRouter()
 

@@ -1,0 +1,1 @@
+"""Live pushes: the WebSocket fan-out of every table's states, apart from the table logic."""
