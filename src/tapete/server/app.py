@@ -57,7 +57,6 @@ _FRESH = q("SELECT version, next_seq, head_hash FROM tables WHERE id = :id")
 _FRESH_LOCKED = q("SELECT version, next_seq, head_hash FROM tables WHERE id = :id {lock}")
 _ANSWERED = q(
     'SELECT fingerprint, status_code, body FROM idempotency_keys WHERE user_id = :user AND "key" = :key',
-    json=[2],
 )
 _ANSWER = q(
     'INSERT INTO idempotency_keys (user_id, "key", fingerprint, status_code, body, created_at)'

@@ -72,15 +72,13 @@ class Frozen(Violation):
 
 @dataclass(frozen=True)
 class Q:
-    """One statement for both databases: `pg` and `lite` are its two texts. `json`, `times` and
-    `bools` name the result columns (by position) SQLite gives back as text or integers; `writes` is the
-    table a write changes (what a state snapshot asks of a transaction)."""
+    """One statement for both databases: `pg` and `lite` are its two texts; `writes` is the table a write
+    changes (what a state snapshot asks of a transaction). Its rows come decoded by the columns' types
+    in the schema (`models.py`), by the drivers themselves: PostgreSQL's types by psycopg, SQLite's
+    declared types (DATETIME, JSON, BOOLEAN) by the converters below."""
 
     pg: str
     lite: str
-    json: tuple[int, ...] = ()
-    times: tuple[int, ...] = ()
-    bools: tuple[int, ...] = ()
     writes: str | None = None
 
 
@@ -132,9 +130,6 @@ def q(
     /,
     *,
     lite: str | None = None,
-    json: Iterable[int] = (),
-    times: Iterable[int] = (),
-    bools: Iterable[int] = (),
     writes: str | None = None,
 ) -> Q:
     """A statement from its neutral text: ``:name`` parameters, ``{lock}`` (``FOR UPDATE`` on
@@ -156,7 +151,20 @@ def q(
     if writes is None:
         found = re.match(r"\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)", text, re.IGNORECASE)
         writes = found.group(1) if found else None
-    return Q(pg, sqlite, tuple(json), tuple(times), tuple(bools), writes)
+    return Q(pg, sqlite, writes)
+
+
+def _sqlite_time(raw: bytes) -> datetime | None:
+    return read_time(raw.decode())
+
+
+# SQLite keeps a timestamp, a JSON document and a boolean as text or an integer; its connections here
+# (`Store`) give them back as the schema declares the column (SQLAlchemy's DATETIME, JSON, BOOLEAN), as
+# psycopg does PostgreSQL's types. (Registered for this module's connections, opened with
+# PARSE_DECLTYPES; SQLAlchemy's own SQLite connections do not ask for them.)
+sqlite3.register_converter("DATETIME", _sqlite_time)
+sqlite3.register_converter("JSON", pydantic_core.from_json)
+sqlite3.register_converter("BOOLEAN", lambda raw: raw not in (b"0", b""))
 
 
 def sqlite_time(value: datetime) -> str:
@@ -359,25 +367,6 @@ class Tx:
             return PgJson(value)
         return dumps(value).decode()
 
-    def _row(self, stmt: Q, row: Sequence[Any]) -> tuple[Any, ...]:
-        if self.postgres:
-            if not stmt.times:
-                return tuple(row)
-            out = list(row)
-            for i in stmt.times:
-                out[i] = read_time(out[i])
-            return tuple(out)
-        out = list(row)
-        for i in stmt.json:
-            if isinstance(out[i], str):
-                out[i] = pydantic_core.from_json(out[i])
-        for i in stmt.times:
-            out[i] = read_time(out[i])
-        for i in stmt.bools:
-            if out[i] is not None:
-                out[i] = bool(out[i])
-        return tuple(out)
-
     async def _execute(self, stmt: Q, params: dict[str, Any] | None) -> Any:
         if self.ended:  # its connection went back to the pool: another transaction's now
             raise RuntimeError("the transaction has ended: only what it sent ahead may be read")
@@ -448,7 +437,7 @@ class Tx:
         """The first row of `stmt`'s result, or None."""
         row = await self.fetched(await self._cursor(stmt, params))
         self.synced += 1
-        return None if row is None else self._row(stmt, row)
+        return None if row is None else tuple(row)
 
     async def all(self, stmt: Q, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """Every row of `stmt`'s result."""
@@ -458,9 +447,7 @@ class Tx:
         except Exception as exc:  # in a pipeline, a write sent before it may have failed
             raise _translated(exc) from exc
         self.synced += 1
-        if self.postgres and not stmt.times:
-            return [tuple(r) for r in rows]
-        return [self._row(stmt, r) for r in rows]
+        return [tuple(r) for r in rows]
 
     async def value(self, stmt: Q, params: dict[str, Any] | None = None) -> Any:
         """The first column of the first row (None when there is none)."""
@@ -570,7 +557,12 @@ class Store:
             else:
                 import aiosqlite
 
-                raw = await aiosqlite.connect(self.url.split(":///", 1)[1], timeout=30, isolation_level=None)
+                raw = await aiosqlite.connect(
+                    self.url.split(":///", 1)[1],
+                    timeout=30,
+                    isolation_level=None,
+                    detect_types=sqlite3.PARSE_DECLTYPES,  # rows decoded by the schema's types
+                )
                 for pragma in (
                     "PRAGMA journal_mode=WAL",
                     "PRAGMA synchronous=NORMAL",

@@ -28,7 +28,6 @@ _PLAYERS = q(
 _MOVEMENTS = q(
     'SELECT e.id, e.kind, e.amount, e.balance_after, e.table_id, e.round_no, e."at" FROM ledger_entries e'
     " JOIN accounts a ON a.id = e.account_id WHERE a.name = :name ORDER BY e.id DESC LIMIT 20",
-    times=[6],
 )
 
 

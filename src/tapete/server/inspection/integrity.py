@@ -36,9 +36,7 @@ CHECKPOINT_BEHIND = 1_000
 #: a table suspended by a failed check says this as its reason
 REASON = "integrity"
 
-_RANGE = q(
-    f"SELECT {chain._COLUMNS} FROM events WHERE table_id = :t AND seq >= :s ORDER BY seq LIMIT :n", json=[2]
-)
+_RANGE = q(f"SELECT {chain._COLUMNS} FROM events WHERE table_id = :t AND seq >= :s ORDER BY seq LIMIT :n")
 _CHECKPOINTS = q(
     "SELECT kind, seq, hash, sig FROM checkpoints WHERE table_id = :t AND kind IN ('table', 'legacy')"
     " ORDER BY seq DESC"
@@ -67,7 +65,6 @@ _ENTRIES_AFTER = q(
     " WHERE p.account_id = e.account_id AND p.id < e.id ORDER BY p.id DESC LIMIT 1), a.checked_to"
     " FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
     " WHERE e.id > :after ORDER BY e.id LIMIT :n",
-    times=[12],
 )
 _FREEZE = q("UPDATE accounts SET frozen = :why WHERE id = :id AND frozen IS NULL RETURNING id")
 _ACCOUNT_NAME = q("SELECT name FROM accounts WHERE id = :id")

@@ -276,14 +276,10 @@ async def end_sessions(db: AsyncSession, settings: Settings, user_id: int, reaso
 _BY_TOKEN = q(
     "SELECT s.id, s.last_seen_at, s.ended_at, u.id, u.name, u.role, u.active, s.created_at FROM sessions s"
     " JOIN users u ON u.id = s.user_id WHERE s.token_hash = :hash",
-    times=[1, 2, 7],
-    bools=[6],
 )
 _BY_ID = q(
     "SELECT s.last_seen_at, s.ended_at, u.role, u.active, s.created_at FROM sessions s"
     " JOIN users u ON u.id = s.user_id WHERE s.id = :id",
-    times=[0, 1, 4],
-    bools=[3],
 )
 _TOUCH = q("UPDATE sessions SET last_seen_at = :now WHERE id = :id")
 _END_IDLE = q(

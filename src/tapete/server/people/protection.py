@@ -37,7 +37,7 @@ from tapete.server.errors import ApiError, Conflict, Forbidden, NotFound
 from tapete.server.inspection.journal import note
 from tapete.server.models import iso, utcnow
 from tapete.server.people.accounts import Caller
-from tapete.server.sql import Json, Rows, Slot, Tx, q
+from tapete.server.sql import Json, Rows, Slot, Tx, q, read_time
 
 log = logging.getLogger("tapete.server.people.protection")
 
@@ -167,10 +167,8 @@ _PROFILE = q(
     " p.session_minutes, p.reality_check_minutes, p.pending,"
     " (SELECT COUNT(*) FROM prohibited_persons r WHERE r.document = p.document)"
     " FROM users u LEFT JOIN player_protection p ON p.user_id = u.id WHERE u.id = :user",
-    times=[3],
-    json=[8],
 )
-_SESSION_START = q("SELECT created_at FROM sessions WHERE id = :id", times=[0])
+_SESSION_START = q("SELECT created_at FROM sessions WHERE id = :id")
 #: a player's day: what he staked and his net (every wallet movement but the cashier's) since the day
 #: began, and what he has committed to bets and back-bet requests not yet closed (not yet staked)
 _DAY = q(
@@ -190,9 +188,7 @@ _SINCE = q(
     ' WHERE a.name = :wallet AND e."at" >= :since'
     " AND e.kind NOT IN ('buy_in', 'cash_out')"
 )
-_PREVIOUS_LOGIN = q(
-    "SELECT MAX(created_at) FROM sessions WHERE user_id = :user AND created_at < :began", times=[0]
-)
+_PREVIOUS_LOGIN = q("SELECT MAX(created_at) FROM sessions WHERE user_id = :user AND created_at < :began")
 _UPSERT_LIMITS = q(
     "INSERT INTO player_protection (user_id, loss_per_day, wager_per_day, session_minutes,"
     " reality_check_minutes, pending) VALUES (:user, :loss_per_day, :wager_per_day, :session_minutes,"
@@ -216,7 +212,7 @@ _REGISTER_META = q(
     " ON CONFLICT (id) DO UPDATE SET entries = excluded.entries, loaded_at = excluded.loaded_at,"
     " loaded_by = excluded.loaded_by"
 )
-_REGISTER_READ = q("SELECT entries, loaded_at, loaded_by FROM protection_register WHERE id = 1", times=[1])
+_REGISTER_READ = q("SELECT entries, loaded_at, loaded_by FROM protection_register WHERE id = 1")
 _PLAYER_ID = q("SELECT id FROM users WHERE name = :name AND role = 'player'")
 _PROHIBITED_USERS = q(
     "SELECT u.name FROM player_protection p JOIN users u ON u.id = p.user_id"
@@ -476,7 +472,8 @@ class Protection:
         async with self.casino.store.transaction(write=False) as tx:
             profile = await self.profile(tx, caller.user_id)
             began = await self.session_start(tx, caller.session_id)
-            previous = await tx.value(_PREVIOUS_LOGIN, {"user": caller.user_id, "began": began})
+            # MAX(...) has no declared type: SQLite gives its text
+            previous = read_time(await tx.value(_PREVIOUS_LOGIN, {"user": caller.user_id, "began": began}))
             row = await tx.one(_SINCE, {"wallet": f"wallet:{caller.name}", "since": began})
         wagered, net = (int(v or 0) for v in row or (0, 0))
         now = self.clock()

@@ -54,10 +54,10 @@ RECORDS = Rows(
         ("sig", "text"),
     ),
 )
-_OF_ROUND = q(f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND round_no = :r ORDER BY seq", json=[2])
-_FROM = q(f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND seq >= :s ORDER BY seq", json=[2])
+_OF_ROUND = q(f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND round_no = :r ORDER BY seq")
+_FROM = q(f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND seq >= :s ORDER BY seq")
 _OF_ROUND_BEFORE = q(
-    f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND round_no = :r AND seq < :s ORDER BY seq", json=[2]
+    f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND round_no = :r AND seq < :s ORDER BY seq"
 )
 
 

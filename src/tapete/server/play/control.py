@@ -28,12 +28,10 @@ _NEW_REQUEST = q(
 _OPEN_REQUESTS = q(
     "SELECT r.id, u.name, r.role, r.reason, r.created_at FROM deck_change_requests r"
     " JOIN users u ON u.id = r.user_id WHERE r.table_id = :t AND r.status = 'open' ORDER BY r.id",
-    times=[4],
 )
 ALL_REQUESTS = q(
     "SELECT r.id, r.table_id, u.name, r.role, r.reason, r.status, r.created_at, r.closed_by, r.closed_at,"
     " r.closed_seq FROM deck_change_requests r JOIN users u ON u.id = r.user_id ORDER BY r.id DESC LIMIT 200",
-    times=[6, 8],
 )
 _REQUEST = q(
     "SELECT r.id, r.table_id, u.name, r.reason, r.status FROM deck_change_requests r"
@@ -56,9 +54,9 @@ _CLAIM_COLUMNS = (
     "SELECT c.id, c.table_id, c.round_no, u.name, c.text, c.status, c.created_at, c.outcome, c.resolution,"
     " c.resolved_by, c.resolved_at FROM claims c JOIN users u ON u.id = c.user_id"
 )
-CLAIMS = q(_CLAIM_COLUMNS + " ORDER BY c.id DESC LIMIT 500", times=[6, 10])
-OWN_CLAIMS = q(_CLAIM_COLUMNS + " WHERE c.user_id = :user ORDER BY c.id DESC LIMIT 500", times=[6, 10])
-CLAIM = q(_CLAIM_COLUMNS + " WHERE c.id = :id", times=[6, 10])
+CLAIMS = q(_CLAIM_COLUMNS + " ORDER BY c.id DESC LIMIT 500")
+OWN_CLAIMS = q(_CLAIM_COLUMNS + " WHERE c.user_id = :user ORDER BY c.id DESC LIMIT 500")
+CLAIM = q(_CLAIM_COLUMNS + " WHERE c.id = :id")
 _RESOLVE = q(
     "UPDATE claims SET status = 'resolved', outcome = :outcome, resolution = :text, resolved_by = :by,"
     " resolved_at = :at WHERE id = :id AND status = 'open'"

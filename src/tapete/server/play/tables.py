@@ -58,15 +58,10 @@ LIVE_PROCEDURES = STEPS  # server.md: new_pack, inspect, show, turn, mix, shuffl
 # ------------------------------------------------------------------------------------------ the row
 _JSON_COLUMNS = ("rules", "pending_shoe_events")
 _SELECT_TABLE = f"SELECT {', '.join(COLUMNS)} FROM tables"
-_ROW_TYPES: dict[str, Any] = {
-    "json": [COLUMNS.index(c) for c in _JSON_COLUMNS],
-    "times": [COLUMNS.index("deadline_at"), COLUMNS.index("created_at")],
-    "bools": [COLUMNS.index("in_round")],
-}
-TABLE = q(_SELECT_TABLE + " WHERE id = :id", **_ROW_TYPES)
-TABLE_LOCKED = q(_SELECT_TABLE + " WHERE id = :id {lock}", **_ROW_TYPES)
-ALL_TABLES = q(_SELECT_TABLE + " ORDER BY id", **_ROW_TYPES)
-ALL_TABLES_LOCKED = q(_SELECT_TABLE + " ORDER BY id {lock}", **_ROW_TYPES)
+TABLE = q(_SELECT_TABLE + " WHERE id = :id")
+TABLE_LOCKED = q(_SELECT_TABLE + " WHERE id = :id {lock}")
+ALL_TABLES = q(_SELECT_TABLE + " ORDER BY id")
+ALL_TABLES_LOCKED = q(_SELECT_TABLE + " ORDER BY id {lock}")
 _NEW_TABLE = q(
     "INSERT INTO tables (name, game, mode, rules, turn_seconds, betting_seconds, status, version, next_seq,"
     " head_hash, round_no, in_round, shuffle_no, created_at) VALUES (:name, :game, :mode, :rules,"
@@ -94,7 +89,6 @@ _FIRST_BET_AT = q(  # a holder's own bet starts the betting timer; a back-bet (o
     "SELECT b.placed_at FROM bets b JOIN seats s"
     " ON s.table_id = b.table_id AND s.seat = b.seat AND s.user_id = b.user_id"
     " WHERE b.table_id = :t ORDER BY b.placed_at LIMIT 1",
-    times=[0],
 )
 _DROP_BETS = q("DELETE FROM bets WHERE table_id = :t")
 _DROP_SEAT_BETS = q("DELETE FROM bets WHERE table_id = :t AND seat = :seat")
