@@ -8,6 +8,7 @@ import { card, cardText } from "../cards.js";
 import { $, announce, html, onClick, patch } from "../dom.js";
 import { has, money, moneyField, parseMoney, pick, signed, t } from "../i18n.js";
 import { connection, dialog, setBalance, whoami } from "../main.js";
+import { refreshLater as refreshSession } from "../protection.js";
 import { BLACKJACKS, felt, handName, handTotal, limits, pendingText, seatName } from "../felt.js";
 import { TableLink } from "../live.js";
 import { history } from "./history.js";
@@ -520,6 +521,9 @@ export async function mount(root, args) {
     if (state.me) setBalance(state.me.balance, state.me.available);
     if (!state.pending || state.pending.kind !== "decision" || state.pending.decision !== "exchange") selected = new Set();
     const turned = before && (before.round !== state.round || before.phase !== state.phase || before.last_round !== state.last_round);
+    // the session's wagers and net follow the rounds, a round that gave the chips back (a push) included,
+    // and what was played elsewhere while this table was not in view
+    if (!before || before.last_round !== state.last_round) refreshSession();
     if (turned) {
       // a new round, or bets open again: what was refused before no longer stands next to anyone's box
       turnError = "";
