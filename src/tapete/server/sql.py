@@ -499,15 +499,6 @@ def _translated(exc: BaseException) -> BaseException:
         return Violation(str(exc))
     if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
         return Unavailable("the database did not answer: nothing was changed", key="err.api.unavailable")
-    if isinstance(exc, psycopg.errors.InvalidSqlStatementName):
-        # psycopg's record of the connection's prepared statements no longer matches the server's (seen
-        # after a pipeline that a racing step's error aborted): the statement failed, so its transaction
-        # changed nothing; the connection is not used again, and a first round trip is retried on a new
-        # one (`_begin_piped`), as for a connection the server dropped
-        return Unavailable(
-            "the database connection's prepared statements were out of step: nothing was changed",
-            key="err.api.unavailable",
-        )
     return exc
 
 
@@ -549,7 +540,13 @@ class Store:
                 from psycopg.types.json import set_json_dumps, set_json_loads
 
                 raw = await psycopg.AsyncConnection.connect(
-                    self.url.replace("postgres://", "postgresql://", 1), autocommit=True
+                    self.url.replace("postgres://", "postgresql://", 1),
+                    autocommit=True,
+                    # no server-side prepared statements: psycopg's record of them fell out of step
+                    # with the server's after a pipeline that a racing step's error aborted ("prepared
+                    # statement _pg3_N does not exist", a 503 in a race between two processes); the
+                    # maintainers' advice for it (psycopg#280) is this setting
+                    prepare_threshold=None,
                 )
                 set_json_dumps(dumps, context=raw)
                 set_json_loads(pydantic_core.from_json, context=raw)
