@@ -482,3 +482,11 @@ def test_a_round_read_back_that_fails_its_check_is_not_settled(api: Api, sql: sa
         e for e in api.ok("admin", "GET", "/api/events")["events"] if e["kind"] == "integrity_failure"
     ]
     assert [e["details"]["record"] for e in failures] == [seq]
+
+
+def test_a_reopening_naming_a_nul_character_is_refused_whole(api: Api) -> None:
+    """PostgreSQL's text holds no NUL character: an account or a reason with one is refused as malformed
+    (400), never a 500 (schemathesis found it on PostgreSQL)."""
+    for body in ({"account": "\x00", "reason": "x"}, {"account": "wallet:ana", "reason": "a\x00"}):
+        answer = api.as_("admin", "POST", "/api/accounts/reopen", json=body)
+        assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad_request", answer.text

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from tapete.server.errors import Conflict, NotFound
-from tapete.server.http import CasinoOf, who
+from tapete.server.http import NO_NUL, Body, CasinoOf, who
 from tapete.server.inspection.journal import note
 from tapete.server.sql import Tx, q
 
@@ -45,13 +45,13 @@ class FrozenAccounts(BaseModel):
     accounts: list[FrozenAccount]
 
 
-class Reopening(BaseModel):
+class Reopening(Body):
     """An administrator's reopening of a frozen account: its name (``wallet:NAME``, or a player's name)
-    and why."""
+    and why; only text the database can keep (`Body`: no NUL character, a 500 on PostgreSQL before)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    account: Annotated[StrictStr, Field(min_length=1, max_length=80)]
+    account: Annotated[StrictStr, Field(min_length=1, max_length=80, json_schema_extra={"pattern": NO_NUL})]
     reason: Annotated[StrictStr, Field(min_length=1, max_length=500, pattern=r"\S")]
 
 
