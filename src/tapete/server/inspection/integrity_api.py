@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from tapete.server.errors import Conflict, NotFound
-from tapete.server.http import NO_NUL, Body, CasinoOf, who
+from tapete.server.http import NO_NUL, NOT_BLANK, Body, CasinoOf, who
 from tapete.server.inspection.journal import note
 from tapete.server.sql import Tx, q
 
@@ -52,7 +52,11 @@ class Reopening(Body):
     model_config = ConfigDict(extra="forbid")
 
     account: Annotated[StrictStr, Field(min_length=1, max_length=80, json_schema_extra={"pattern": NO_NUL})]
-    reason: Annotated[StrictStr, Field(min_length=1, max_length=500, pattern=r"\S")]
+    #: refused when blank (`pattern`); the document says no NUL character either (`Body` refuses it)
+    reason: Annotated[
+        StrictStr,
+        Field(min_length=1, max_length=500, pattern=r"\S", json_schema_extra={"pattern": NOT_BLANK}),
+    ]
 
 
 class Reopened(BaseModel):
