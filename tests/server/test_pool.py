@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 import pytest
 from sqlalchemy import text
@@ -18,6 +18,18 @@ from tapete.server import sql
 from tests.server.conftest import _pg_admin, postgres_database
 
 PID = sql.q("SELECT pg_backend_pid()")
+MAKE = sql.q("CREATE TABLE IF NOT EXISTS t (x integer)")
+WRITE = sql.q("INSERT INTO t (x) VALUES (:x)")
+COUNT = sql.q("SELECT count(*) FROM t")
+
+
+def _checking(seen: list[int]) -> Callable[[sql.Tx], Awaitable[None]]:
+    """What a table step's beginning asks, a read: here, its connection's server process, kept in `seen`."""
+
+    async def check(tx: sql.Tx) -> None:
+        seen.append(int(await tx.value(PID)))
+
+    return check
 
 
 @pytest.fixture
@@ -84,19 +96,16 @@ def test_a_connection_that_dies_inside_a_transaction_fails_it_whole(pg_url: str)
 
     async def run() -> None:
         store = sql.Store(pg_url)
-        make = sql.q("CREATE TABLE IF NOT EXISTS t (x integer)")
-        write = sql.q("INSERT INTO t (x) VALUES (1)")
-        count = sql.q("SELECT count(*) FROM t")
         try:
             async with store.transaction() as tx:
-                await tx.run(make)
+                await tx.run(MAKE)
             with pytest.raises(sql.Unavailable):
                 async with store.transaction() as tx:
-                    await tx.run(write)
+                    await tx.run(WRITE, {"x": 1})
                     assert _kill_backends(pg_url.rsplit("/", 1)[1]) == 1
-                    await tx.run(write)
+                    await tx.run(WRITE, {"x": 1})
             async with store.transaction(write=False) as tx:
-                assert await tx.value(count) == 0
+                assert await tx.value(COUNT) == 0
         finally:
             await store.close()
 
@@ -128,29 +137,24 @@ def test_a_table_step_s_begin_goes_with_its_first_read_and_a_dead_connection_is_
     beginning runs, in one round trip: when the connection died since its last use, that round trip
     fails having changed nothing, and the step runs on a new connection instead, once, and commits."""
     monkeypatch.setattr(sql, "PING_AFTER_IDLE_SECONDS", 60.0)
-    make = sql.q("CREATE TABLE IF NOT EXISTS t (x integer)")
-    write = sql.q("INSERT INTO t (x) VALUES (:x)")
-    count = sql.q("SELECT count(*) FROM t")
 
     async def run() -> None:
         store = sql.Store(pg_url)
         seen: list[int] = []
-
-        async def check(tx: sql.Tx) -> None:  # what a table step's beginning asks: a read
-            seen.append(int(await tx.value(PID)))
+        check = _checking(seen)
 
         try:
             async with store.transaction() as tx:
-                await tx.run(make)
+                await tx.run(MAKE)
             async with store.transaction(lazy=check) as tx:
-                await tx.run(write, {"x": 1})
+                await tx.run(WRITE, {"x": 1})
             assert len(seen) == 1
             assert _kill_backends(pg_url.rsplit("/", 1)[1]) == 1
             async with store.transaction(lazy=check) as tx:
-                await tx.run(write, {"x": 2})
+                await tx.run(WRITE, {"x": 2})
             assert len(seen) == 2 and seen[1] != seen[0]  # its check ran on a new connection
             async with store.transaction(write=False) as tx:
-                assert await tx.value(count) == 2
+                assert await tx.value(COUNT) == 2
         finally:
             await store.close()
 
@@ -166,34 +170,29 @@ def test_the_tables_connections_hold_no_prepared_statement_to_fall_out_of_step(
     connections prepare nothing: a statement run often holds no prepared statement on the server, and
     one forgotten behind psycopg's back (DEALLOCATE ALL) changes nothing."""
     monkeypatch.setattr(sql, "PING_AFTER_IDLE_SECONDS", 60.0)
-    make = sql.q("CREATE TABLE IF NOT EXISTS t (x integer)")
-    write = sql.q("INSERT INTO t (x) VALUES (:x)")
-    count = sql.q("SELECT count(*) FROM t")
     prepared = sql.q("SELECT count(*) FROM pg_prepared_statements")
     forget = sql.q("DO $$BEGIN EXECUTE 'DEALLOCATE ALL'; END$$")  # psycopg does not see this one
 
     async def run() -> None:
         store = sql.Store(pg_url)
         seen: list[int] = []
-
-        async def check(tx: sql.Tx) -> None:  # what a table step's beginning asks: a read
-            seen.append(int(await tx.value(PID)))
+        check = _checking(seen)
 
         try:
             async with store.transaction() as tx:
-                await tx.run(make)
+                await tx.run(MAKE)
             for x in range(8):  # often enough for psycopg to prepare them, were it let
                 async with store.transaction(lazy=check) as tx:
-                    await tx.run(write, {"x": x})
+                    await tx.run(WRITE, {"x": x})
             assert len(set(seen)) == 1  # one connection all along
             async with store.autocommit() as tx:
                 assert await tx.value(prepared) == 0
                 await tx.run(forget)
             async with store.transaction(lazy=check) as tx:
-                await tx.run(write, {"x": 8})
+                await tx.run(WRITE, {"x": 8})
             assert seen[-1] == seen[0]  # the same connection, nothing to replace
             async with store.transaction(write=False) as tx:
-                assert await tx.value(count) == 9
+                assert await tx.value(COUNT) == 9
         finally:
             await store.close()
 
@@ -204,17 +203,15 @@ def test_a_read_sent_ahead_is_answered_with_the_commit_and_nothing_more_is_asked
     """A state's balances go with its step's COMMIT (`Tx.ahead`, taken once it committed): the read sees
     the transaction's writes; after the COMMIT the transaction's connection is the pool's again, and any
     other statement on it is refused instead of being sent on a connection another request may hold."""
-    make = sql.q("CREATE TABLE IF NOT EXISTS t (x integer)")
-    write = sql.q("INSERT INTO t (x) VALUES (:x)")
     total = sql.q("SELECT COALESCE(SUM(x), 0) FROM t WHERE x > :above")
 
     async def run() -> None:
         store = sql.Store(pg_url)
         try:
             async with store.transaction() as tx:
-                await tx.run(make)
+                await tx.run(MAKE)
             async with store.transaction() as tx:
-                await tx.run(write, {"x": 5})
+                await tx.run(WRITE, {"x": 5})
                 assert tx.sends_ahead
                 await tx.ahead(total, {"above": 0})
             assert await tx.value(total, {"above": 0}) == 5  # answered in the COMMIT's round trip

@@ -1,6 +1,7 @@
 """What every endpoint module shares: the bounds of numbers and text a request may carry and what the
-document says of them, the strict request body, the fast JSON answer, and the caller and
-Idempotency-Key dependencies. A module of its own so that the endpoint modules (api, control_api,
+document says of them, the strict request body, the fast JSON answer, the casino, caller and
+Idempotency-Key dependencies, the Idempotency-Key guard of a change, and what a table step's route
+takes (`Lane`). A module of its own so that the endpoint modules (tables_api, control_api,
 protection_api, ...) import it and never one another."""
 
 from __future__ import annotations
