@@ -20,7 +20,7 @@ from tests.server.conftest import _pg_admin, postgres_database
 PID = sql.q("SELECT pg_backend_pid()")
 MAKE = sql.q("CREATE TABLE IF NOT EXISTS t (x integer)")
 WRITE = sql.q("INSERT INTO t (x) VALUES (:x)")
-COUNT = sql.q("SELECT count(*) FROM t")
+COUNT = sql.q("SELECT count(*) AS n FROM t")
 
 
 def _checking(seen: list[int]) -> Callable[[sql.Tx], Awaitable[None]]:

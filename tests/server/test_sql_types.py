@@ -17,7 +17,7 @@ JOINED = sql.q(
     "SELECT t.rules, t.in_round, t.created_at, s.taken_at, u.active FROM tables t"
     " JOIN seats s ON s.table_id = t.id JOIN users u ON u.id = s.user_id WHERE t.id = :t"
 )
-EXPRESSION = sql.q("SELECT MAX(created_at) FROM tables")
+EXPRESSION = sql.q("SELECT MAX(created_at) AS last FROM tables")
 
 
 def _read(database_url: str, stmt: sql.Q, params: dict[str, Any]) -> tuple[Any, ...] | None:

@@ -413,8 +413,8 @@ def test_a_warm_round_s_end_settles_every_chip_with_or_without_the_wallets_ids(
             await _stand(a, table, p1)
             await a.mutate(table, lambda tx, t, rt: tables.place_bet(tx, t, rt, p1, 1, "main", 1000))
         async with a.store.transaction(write=False) as tx:
-            total = await tx.value(q("SELECT COALESCE(SUM(amount), 0) FROM ledger_entries"))
-            rounds = await tx.value(q("SELECT COUNT(*) FROM rounds WHERE status = 'finished'"))
+            total = await tx.value(q("SELECT COALESCE(SUM(amount), 0) AS total FROM ledger_entries"))
+            rounds = await tx.value(q("SELECT COUNT(*) AS finished FROM rounds WHERE status = 'finished'"))
         await a.dispose()
         return int(total), int(rounds)
 

@@ -63,7 +63,7 @@ _ANSWER = q(
     " VALUES (:user, :key, :fingerprint, :status, :body, :at)"
 )
 _DUE = q("SELECT id FROM tables WHERE deadline_at <= :now ORDER BY id LIMIT 50 {skip_locked}")
-_PING = q("SELECT 1")
+_PING = q("SELECT 1 AS alive")
 
 
 #: how often a running server verifies its tables' new records and checkpoints them

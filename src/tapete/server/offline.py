@@ -66,8 +66,8 @@ def _records(conn: sa.Connection, table_id: int) -> Iterator[list[chain.Record]]
         ).all()
         if not rows:
             return
-        yield [chain.Record(r[0], r[1], _json(r[2]), r[3], r[4], r[5], r[6], r[7]) for r in rows]
-        seq = rows[-1][0] + 1
+        yield [chain.Record(r.seq, r.round, _json(r.event), r.prev, r.at, r.by, r.hash, r.sig) for r in rows]
+        seq = rows[-1].seq + 1
         if len(rows) < BATCH:
             return
 
@@ -104,7 +104,12 @@ def check_ledger(conn: sa.Connection, keys: signing.Keyring) -> Finding:
             {"a": after, "n": BATCH},
         ).all()
         for r in rows:
-            eid, account, amount, balance_after = int(r[0]), int(r[2]), int(r[3]), int(r[4])
+            eid, account, amount, balance_after = (
+                int(r.id),
+                int(r.account_id),
+                int(r.amount),
+                int(r.balance_after),
+            )
             count += 1
             if last.get(account, 0) + amount != balance_after:
                 return Finding(
@@ -116,14 +121,14 @@ def check_ledger(conn: sa.Connection, keys: signing.Keyring) -> Finding:
                 )
             last[account] = balance_after
             if eid > unsigned_to:
-                fields = dict(zip(signing.ENTRY_FIELDS, (r[1], account, amount, *r[5:12]), strict=True))
-                at = read_time(r[12])
-                if at is None or not keys.check(signing.entry_message(fields, signing.time_text(at)), r[13]):
+                fields = {name: getattr(r, name) for name in signing.ENTRY_FIELDS}
+                at = read_time(r.at)
+                if at is None or not keys.check(signing.entry_message(fields, signing.time_text(at)), r.sig):
                     return Finding(
                         "ledger", False, count, eid, f"entry {eid}'s signature is not the casino's"
                     )
         if rows:
-            after = int(rows[-1][0])
+            after = int(rows[-1].id)
         if len(rows) < BATCH:
             break
     for account_id, name, balance in conn.execute(

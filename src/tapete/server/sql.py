@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import re
 import sqlite3
 import time
+from collections import namedtuple
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -123,6 +125,45 @@ def _quoted(name: str) -> str:
 
 
 _RESERVED = frozenset({"round", "at", "by", "key"})
+
+#: a row of a statement's answer: a named tuple of its columns, read by name (``row.balance``), the
+#: names being the SELECT's (a column's own, or its alias: an expression is given one with AS)
+Row = Any
+
+
+@functools.lru_cache(1024)
+def row_maker(names: tuple[str, ...]) -> Callable[[Iterable[Any]], Row]:
+    """What makes a row of a statement's columns from its values: a named tuple's (kept per set of
+    names). A column without a name of its own (an expression not given one with AS) or named twice is
+    refused: its rows could not be read by name, and PostgreSQL and SQLite would name it differently."""
+    try:
+        made: Callable[[Iterable[Any]], Row] = cast(Any, namedtuple("Row", names))._make
+    except ValueError as exc:
+        raise ValueError(f"a statement's columns {names} must each have a name, once: {exc}") from None
+    return made
+
+
+def _pg_rows(cursor: Any) -> Callable[[Sequence[Any]], Any]:
+    """psycopg's row factory for the tables' connections: rows made by `row_maker` of the result's
+    columns."""
+    res = cursor.pgresult
+    if res is None or not res.nfields:
+        return tuple
+    try:
+        return row_maker(tuple(res.fname(i).decode() for i in range(res.nfields)))
+    except ValueError as exc:  # refused when a row is read, not when the answer comes
+        refused = exc
+
+        def refuse(values: Sequence[Any]) -> Any:
+            raise refused
+
+        return refuse
+
+
+def _sqlite_row(cursor: sqlite3.Cursor, values: tuple[Any, ...]) -> Any:
+    """sqlite3's row factory for the tables' connections: rows made by `row_maker` of the result's
+    columns, named as PostgreSQL names them (an unquoted name in lower case)."""
+    return row_maker(tuple(d[0].lower() for d in cursor.description))(values)
 
 
 def q(
@@ -433,21 +474,21 @@ class Tx:
         except Exception as exc:  # in a pipeline, a write sent before it may have failed
             raise _translated(exc) from exc
 
-    async def one(self, stmt: Q, params: dict[str, Any] | None = None) -> tuple[Any, ...] | None:
-        """The first row of `stmt`'s result, or None."""
+    async def one(self, stmt: Q, params: dict[str, Any] | None = None) -> Row | None:
+        """The first row of `stmt`'s result (a `Row`, read by its columns' names), or None."""
         row = await self.fetched(await self._cursor(stmt, params))
         self.synced += 1
-        return None if row is None else tuple(row)
+        return row
 
-    async def all(self, stmt: Q, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
-        """Every row of `stmt`'s result."""
+    async def all(self, stmt: Q, params: dict[str, Any] | None = None) -> list[Row]:
+        """Every row of `stmt`'s result (each a `Row`, read by its columns' names)."""
         cursor = await self._cursor(stmt, params)
         try:
             rows = await cursor.fetchall()
         except Exception as exc:  # in a pipeline, a write sent before it may have failed
             raise _translated(exc) from exc
         self.synced += 1
-        return [tuple(r) for r in rows]
+        return list(rows)
 
     async def value(self, stmt: Q, params: dict[str, Any] | None = None) -> Any:
         """The first column of the first row (None when there is none)."""
@@ -547,6 +588,7 @@ class Store:
                     # statement _pg3_N does not exist", a 503 in a race between two processes); the
                     # maintainers' advice for it (psycopg#280) is this setting
                     prepare_threshold=None,
+                    row_factory=_pg_rows,  # rows read by their columns' names
                 )
                 set_json_dumps(dumps, context=raw)
                 set_json_loads(pydantic_core.from_json, context=raw)
@@ -560,6 +602,7 @@ class Store:
                     isolation_level=None,
                     detect_types=sqlite3.PARSE_DECLTYPES,  # rows decoded by the schema's types
                 )
+                raw.row_factory = _sqlite_row  # rows read by their columns' names
                 for pragma in (
                     "PRAGMA journal_mode=WAL",
                     "PRAGMA synchronous=NORMAL",
@@ -584,7 +627,7 @@ class Store:
             return conn
         if conn is not None:  # idle a while: pinged, replaced in its slot if it died
             try:
-                await conn.raw.execute("SELECT 1")
+                await conn.raw.execute("SELECT 1 AS alive")
                 return conn
             except Exception:
                 await self._close(conn)

@@ -22,7 +22,7 @@ router = APIRouter()
 
 _PLAYER = q("SELECT id, name FROM users WHERE name = :name AND role = 'player'")
 _PLAYERS = q(
-    "SELECT u.name, COALESCE(a.balance, 0) FROM users u"
+    "SELECT u.name, COALESCE(a.balance, 0) AS balance FROM users u"
     " LEFT JOIN accounts a ON a.user_id = u.id AND a.kind = 'wallet' WHERE u.role = 'player' ORDER BY u.name"
 )
 _MOVEMENTS = q(

@@ -125,9 +125,9 @@ _ENTRIES_LATE = q(
 _LOCK_ONE = q("SELECT id FROM accounts WHERE name = :name {lock}")
 _AVAILABLE = q(
     "SELECT balance,"
-    " (SELECT COALESCE(SUM(amount), 0) FROM bets WHERE user_id = :user),"
-    " (SELECT COALESCE(SUM(amount), 0) FROM back_bet_requests WHERE user_id = :user AND status = 'waiting'),"
-    " frozen FROM accounts WHERE name = :name"
+    " (SELECT COALESCE(SUM(amount), 0) FROM bets WHERE user_id = :user) AS on_bets,"
+    " (SELECT COALESCE(SUM(amount), 0) FROM back_bet_requests WHERE user_id = :user AND status = 'waiting')"
+    " AS on_requests, frozen FROM accounts WHERE name = :name"
 )
 
 
@@ -218,8 +218,8 @@ async def locked(
     names = _unheld(tx, players)
     if names:
         for row in await tx.all(_ACCOUNTS_LOCKED, {"names": Many(names)}):
-            held[row[1]] = Account(*row)
-            tx.remember(_WALLET_ID + row[1], row[0])
+            held[row.name] = Account(row.id, row.name, row.kind, row.balance)
+            tx.remember(_WALLET_ID + row.name, row.id)
     for name in sorted(set(names) - held.keys()):  # first use: made, and locked by the insert
         player = name.removeprefix("wallet:")
         user_id = await tx.value(_USER_ID, {"name": player})
@@ -433,17 +433,17 @@ async def available(tx: Tx, user: Player, *, lock: bool = False) -> tuple[int, i
     row = await tx.one(_AVAILABLE, {"name": name, "user": user.id})
     if row is None:  # no wallet yet: nothing in it
         return 0, 0
-    if lock and row[3] is not None:  # frozen: no chips of his move (nor a bet: it would stop the deal)
+    if lock and row.frozen is not None:  # frozen: no chips of his move (nor a bet: it would stop the deal)
         _refuse_frozen(user.name)
-    balance, committed_bets, committed_asks = (int(v or 0) for v in row[:3])
-    return balance, balance - committed_bets - committed_asks
+    balance = int(row.balance or 0)
+    return balance, balance - int(row.on_bets or 0) - int(row.on_requests or 0)
 
 
 _FUNDS = q(
-    "SELECT u.name, COALESCE(a.balance, 0),"
-    " (SELECT COALESCE(SUM(b.amount), 0) FROM bets b WHERE b.user_id = u.id),"
+    "SELECT u.name, COALESCE(a.balance, 0) AS balance,"
+    " (SELECT COALESCE(SUM(b.amount), 0) FROM bets b WHERE b.user_id = u.id) AS on_bets,"
     " (SELECT COALESCE(SUM(r.amount), 0) FROM back_bet_requests r"
-    " WHERE r.user_id = u.id AND r.status = 'waiting'), a.frozen"
+    " WHERE r.user_id = u.id AND r.status = 'waiting') AS on_requests, a.frozen"
     " FROM users u LEFT JOIN accounts a ON a.user_id = u.id AND a.kind = 'wallet' WHERE u.name {in_names}"
 )
 

@@ -23,7 +23,7 @@ from tapete.server.inspection.journal import note
 from tapete.server.models import utcnow
 from tapete.server.play import chain, tables
 from tapete.server.play.table_row import TableRow
-from tapete.server.sql import Store, Tx, q
+from tapete.server.sql import Row, Store, Tx, q
 
 log = logging.getLogger("tapete.server")
 
@@ -45,7 +45,7 @@ _LEDGER_CHECKPOINTS = q(
     "SELECT kind, seq, hash, sig FROM checkpoints WHERE table_id IS NULL"
     " AND kind IN ('ledger', 'legacy_ledger') ORDER BY seq DESC"
 )
-_SIGNED_ANY = q("SELECT COUNT(*) FROM checkpoints WHERE sig IS NOT NULL")
+_SIGNED_ANY = q("SELECT COUNT(*) AS signed FROM checkpoints WHERE sig IS NOT NULL")
 _UNSIGNED_LEGACY = q(
     "SELECT id, kind, table_id, seq, hash FROM checkpoints"
     " WHERE sig IS NULL AND kind IN ('legacy', 'legacy_ledger')"
@@ -57,12 +57,13 @@ _NEW_CHECKPOINT = q(
 )
 _BALANCES = q(
     "SELECT a.id, a.name, a.balance, a.frozen, (SELECT e.balance_after FROM ledger_entries e"
-    " WHERE e.account_id = a.id ORDER BY e.id DESC LIMIT 1) FROM accounts a ORDER BY a.id"
+    " WHERE e.account_id = a.id ORDER BY e.id DESC LIMIT 1) AS last_balance FROM accounts a ORDER BY a.id"
 )
 _ENTRIES_AFTER = q(
     "SELECT e.id, e.txn, e.account_id, e.amount, e.balance_after, e.kind, e.table_id, e.round_no, e.player,"
     ' e.spot, e.seq, e.actor, e."at", e.sig, (SELECT p.balance_after FROM ledger_entries p'
-    " WHERE p.account_id = e.account_id AND p.id < e.id ORDER BY p.id DESC LIMIT 1), a.checked_to"
+    " WHERE p.account_id = e.account_id AND p.id < e.id ORDER BY p.id DESC LIMIT 1) AS before,"
+    " a.checked_to"
     " FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
     " WHERE e.id > :after ORDER BY e.id LIMIT :n",
 )
@@ -229,15 +230,15 @@ async def check_table(tx: Tx, table: TableRow, report: StartupReport, say: Calla
 
 
 # -- the ledger ----------------------------------------------------------------------------------------------
-def entry_fault(row: Sequence[Any], keys: signing.Keyring, unsigned_to: int) -> str:
+def entry_fault(row: Row, keys: signing.Keyring, unsigned_to: int) -> str:
     """Why a ledger entry read by `_ENTRIES_AFTER` fails (its link to its account's previous entry, its
     signature), or ""."""
-    eid, amount, after, prev = int(row[0]), int(row[3]), int(row[4]), row[14]
+    eid, amount, after, prev = int(row.id), int(row.amount), int(row.balance_after), row.before
     if (0 if prev is None else int(prev)) + amount != after:
         return f"entry {eid} does not follow from its account's previous entry"
     if eid > unsigned_to:
-        fields = dict(zip(signing.ENTRY_FIELDS, (row[1], int(row[2]), amount, *row[5:12]), strict=True))
-        if not keys.check(signing.entry_message(fields, signing.time_text(row[12])), row[13]):
+        fields = {name: getattr(row, name) for name in signing.ENTRY_FIELDS}
+        if not keys.check(signing.entry_message(fields, signing.time_text(row.at)), row.sig):
             return f"entry {eid}'s signature is not the casino's"
     return ""
 
@@ -287,15 +288,15 @@ async def check_ledger(tx: Tx, report: StartupReport, say: Callable[[str], None]
     while True:
         rows = await tx.all(_ENTRIES_AFTER, {"after": last_id, "n": BATCH})
         for row in rows:
-            account_id = int(row[2])
+            account_id = int(row.account_id)
             report.entries += 1
-            if int(row[0]) <= int(row[15]) or account_id in bad:
+            if int(row.id) <= int(row.checked_to) or account_id in bad:
                 continue
             fault = entry_fault(row, keys, unsigned_to)
             if fault:
-                bad[account_id] = (int(row[0]), fault)
+                bad[account_id] = (int(row.id), fault)
         if rows:
-            last_id = int(rows[-1][0])
+            last_id = int(rows[-1].id)
         if len(rows) < BATCH:
             break
     for account_id, (entry, why) in sorted(bad.items()):
@@ -311,7 +312,7 @@ async def check_ledger(tx: Tx, report: StartupReport, say: Callable[[str], None]
 #: records (or entries) a running server verifies at a time before it lets the tables' steps run again
 PACE = 100
 _TABLE_HEADS = q("SELECT id, next_seq FROM tables ORDER BY id")
-_MAX_ENTRY = q("SELECT MAX(id) FROM ledger_entries")
+_MAX_ENTRY = q("SELECT MAX(id) AS last FROM ledger_entries")
 
 
 async def checkpoint_tables(

@@ -113,7 +113,7 @@ async def post_reopen(casino: CasinoOf, body: Reopening, request: Request) -> di
         if frozen is None:
             raise Conflict(f"the account {name} is not frozen", key="err.account.not_frozen", account=name)
         last = await tx.one(_LAST_ENTRY, {"id": account_id})
-        entry, after = (int(last[0]), int(last[1])) if last is not None else (0, 0)
+        entry, after = (int(last.id), int(last.balance_after)) if last is not None else (0, 0)
         await tx.run(_REOPEN, {"balance": after, "to": entry, "id": account_id})
         await note(
             tx,

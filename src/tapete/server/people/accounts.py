@@ -274,7 +274,8 @@ async def end_sessions(db: AsyncSession, settings: Settings, user_id: int, reaso
 
 
 _BY_TOKEN = q(
-    "SELECT s.id, s.last_seen_at, s.ended_at, u.id, u.name, u.role, u.active, s.created_at FROM sessions s"
+    "SELECT s.id, s.last_seen_at, s.ended_at, u.id AS user_id, u.name, u.role, u.active, s.created_at"
+    " FROM sessions s"
     " JOIN users u ON u.id = s.user_id WHERE s.token_hash = :hash",
 )
 _BY_ID = q(

@@ -165,30 +165,32 @@ def limits_json(profile: Profile, now: datetime) -> dict[str, Any]:
 _PROFILE = q(
     "SELECT u.name, p.document, p.birth_date, p.excluded_until, p.loss_per_day, p.wager_per_day,"
     " p.session_minutes, p.reality_check_minutes, p.pending,"
-    " (SELECT COUNT(*) FROM prohibited_persons r WHERE r.document = p.document)"
+    " (SELECT COUNT(*) FROM prohibited_persons r WHERE r.document = p.document) AS prohibited"
     " FROM users u LEFT JOIN player_protection p ON p.user_id = u.id WHERE u.id = :user",
 )
 _SESSION_START = q("SELECT created_at FROM sessions WHERE id = :id")
 #: a player's day: what he staked and his net (every wallet movement but the cashier's) since the day
 #: began, and what he has committed to bets and back-bet requests not yet closed (not yet staked)
 _DAY = q(
-    "SELECT COALESCE(SUM(CASE WHEN e.kind = 'stake' THEN -e.amount ELSE 0 END), 0),"
-    " COALESCE(SUM(e.amount), 0),"
-    " (SELECT COALESCE(SUM(b.amount), 0) FROM bets b WHERE b.user_id = :user),"
+    "SELECT COALESCE(SUM(CASE WHEN e.kind = 'stake' THEN -e.amount ELSE 0 END), 0) AS staked,"
+    " COALESCE(SUM(e.amount), 0) AS net,"
+    " (SELECT COALESCE(SUM(b.amount), 0) FROM bets b WHERE b.user_id = :user) AS on_bets,"
     " (SELECT COALESCE(SUM(r.amount), 0) FROM back_bet_requests r WHERE r.user_id = :user"
-    " AND r.status = 'waiting')"
+    " AND r.status = 'waiting') AS on_requests"
     " FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
     ' WHERE a.name = :wallet AND e."at" >= :since'
     " AND e.kind NOT IN ('buy_in', 'cash_out')"
 )
 _SINCE = q(
-    "SELECT COALESCE(SUM(CASE WHEN e.kind = 'stake' THEN -e.amount ELSE 0 END), 0),"
-    " COALESCE(SUM(e.amount), 0)"
+    "SELECT COALESCE(SUM(CASE WHEN e.kind = 'stake' THEN -e.amount ELSE 0 END), 0) AS staked,"
+    " COALESCE(SUM(e.amount), 0) AS net"
     " FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
     ' WHERE a.name = :wallet AND e."at" >= :since'
     " AND e.kind NOT IN ('buy_in', 'cash_out')"
 )
-_PREVIOUS_LOGIN = q("SELECT MAX(created_at) FROM sessions WHERE user_id = :user AND created_at < :began")
+_PREVIOUS_LOGIN = q(
+    "SELECT MAX(created_at) AS last FROM sessions WHERE user_id = :user AND created_at < :began"
+)
 _UPSERT_LIMITS = q(
     "INSERT INTO player_protection (user_id, loss_per_day, wager_per_day, session_minutes,"
     " reality_check_minutes, pending) VALUES (:user, :loss_per_day, :wager_per_day, :session_minutes,"
@@ -415,7 +417,7 @@ class Protection:
         limits = profile.limits(now)
         row = await tx.one(_DAY, self._day_params(tx, caller))
         assert row is not None
-        wagered, net, bets, asks = (int(v or 0) for v in row)
+        wagered, net, bets, asks = (int(v or 0) for v in (row.staked, row.net, row.on_bets, row.on_requests))
         funds = tx.info.slot(ledger.FUNDS).get(caller.name)  # kept up to date by the bets of this step
         committed = funds[0] - funds[1] if funds is not None else bets + asks
         checks = (
@@ -578,7 +580,7 @@ class Protection:
             row = await tx.one(_REGISTER_READ)
         if row is None:
             return {"entries": 0, "loaded_at": None, "loaded_by": None}
-        return {"entries": int(row[0]), "loaded_at": iso(row[1]), "loaded_by": row[2]}
+        return {"entries": int(row.entries), "loaded_at": iso(row.loaded_at), "loaded_by": row.loaded_by}
 
     async def player(self, name: str) -> dict[str, Any]:
         """A player's identity and protection as staff see it."""
@@ -586,7 +588,7 @@ class Protection:
             found = await tx.one(_PLAYER_ID, {"name": name})
             if found is None:
                 raise NotFound(f"no player {name}", key="err.api.no_player", name=name)
-            profile = await self.profile(tx, int(found[0]), fresh=True)
+            profile = await self.profile(tx, int(found.id), fresh=True)
         now = self.clock()
         return {
             "player": name,
@@ -611,8 +613,8 @@ class Protection:
                 text("SELECT document, birth_date FROM player_protection WHERE user_id = :u"), {"u": user_id}
             )
         ).first()
-        document = ident.document if ident.document is not None else (row[0] if row else None)
-        birth = ident.birth_date if ident.birth_date is not None else (row[1] if row else None)
+        document = ident.document if ident.document is not None else (row.document if row else None)
+        birth = ident.birth_date if ident.birth_date is not None else (row.birth_date if row else None)
         if document is not None:
             other = (
                 await db.execute(

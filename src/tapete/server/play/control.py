@@ -16,7 +16,7 @@ from tapete.server.inspection.journal import note, seats_of
 from tapete.server.models import iso, utcnow
 from tapete.server.people.accounts import Caller
 from tapete.server.play.table_row import TableRow
-from tapete.server.sql import Tx, q
+from tapete.server.sql import Row, Tx, q
 
 #: the longest reason or claim a person may write
 MAX_TEXT = 2000
@@ -43,7 +43,7 @@ _CLOSE_REQUEST = q(
 )
 _ROUND = q("SELECT status FROM rounds WHERE table_id = :t AND round_no = :n")
 _BET_IN = q(
-    "SELECT 1 FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
+    "SELECT 1 AS found FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
     " WHERE a.user_id = :user AND e.table_id = :t AND e.round_no = :n LIMIT 1"
 )
 _NEW_CLAIM = q(
@@ -51,8 +51,8 @@ _NEW_CLAIM = q(
     " VALUES (:t, :n, :user, :text, 'open', :at) RETURNING id"
 )
 _CLAIM_COLUMNS = (
-    "SELECT c.id, c.table_id, c.round_no, u.name, c.text, c.status, c.created_at, c.outcome, c.resolution,"
-    " c.resolved_by, c.resolved_at FROM claims c JOIN users u ON u.id = c.user_id"
+    "SELECT c.id, c.table_id, c.round_no, u.name AS player, c.text, c.status, c.created_at, c.outcome,"
+    " c.resolution, c.resolved_by, c.resolved_at FROM claims c JOIN users u ON u.id = c.user_id"
 )
 CLAIMS = q(_CLAIM_COLUMNS + " ORDER BY c.id DESC LIMIT 500")
 OWN_CLAIMS = q(_CLAIM_COLUMNS + " WHERE c.user_id = :user ORDER BY c.id DESC LIMIT 500")
@@ -126,7 +126,7 @@ async def deck_change_event(
         if not isinstance(request, int) or isinstance(request, bool):
             raise BadRequest("a deck change names a request by its number", key="err.control.request_id")
         found = await tx.one(_REQUEST, {"id": request})
-        if found is None or found[1] != table.id:
+        if found is None or found.table_id != table.id:
             raise NotFound(
                 f"table {table.id} has no deck-change request {request}",
                 key="err.control.no_request",
@@ -157,22 +157,26 @@ async def deck_change_event(
 
 
 # ------------------------------------------------------------------------------------------ claims
-def claim_json(row: Any) -> dict[str, Any]:
+def claim_json(row: Row) -> dict[str, Any]:
     """A claim as the API gives it: ``{"id", "table", "round", "player", "text", "status", "at",
     "outcome"?, "resolution"?: {"outcome", "text", "by", "at"}}`` (the last two once resolved)."""
-    cid, table_id, round_no, player, text, status, at, outcome, resolution, by, resolved_at = row
     out: dict[str, Any] = {
-        "id": cid,
-        "table": table_id,
-        "round": round_no,
-        "player": player,
-        "text": text,
-        "status": status,
-        "at": iso(at),
+        "id": row.id,
+        "table": row.table_id,
+        "round": row.round_no,
+        "player": row.player,
+        "text": row.text,
+        "status": row.status,
+        "at": iso(row.created_at),
     }
-    if status == "resolved":
-        out["outcome"] = outcome  # beside the resolution too: what a list shows first
-        out["resolution"] = {"outcome": outcome, "text": resolution, "by": by, "at": iso(resolved_at)}
+    if row.status == "resolved":
+        out["outcome"] = row.outcome  # beside the resolution too: what a list shows first
+        out["resolution"] = {
+            "outcome": row.outcome,
+            "text": row.resolution,
+            "by": row.resolved_by,
+            "at": iso(row.resolved_at),
+        }
     return out
 
 
@@ -224,7 +228,7 @@ async def resolve_claim(tx: Tx, caller: Caller, claim_id: int, outcome: str, tex
     found = await tx.one(CLAIM, {"id": claim_id})
     if found is None:
         raise NotFound(f"no claim {claim_id}", key="err.control.no_claim", claim=claim_id)
-    if found[5] != "open":
+    if found.status != "open":
         raise Conflict(f"claim {claim_id} is already resolved", key="err.control.resolved", claim=claim_id)
     await tx.run(
         _RESOLVE, {"id": claim_id, "outcome": outcome, "text": said, "by": caller.name, "at": utcnow()}
@@ -233,8 +237,14 @@ async def resolve_claim(tx: Tx, caller: Caller, claim_id: int, outcome: str, tex
         tx,
         "claim_resolved",
         actor=caller.name,
-        table_id=found[1],
-        details={"claim": claim_id, "round": found[2], "player": found[3], "outcome": outcome, "text": said},
+        table_id=found.table_id,
+        details={
+            "claim": claim_id,
+            "round": found.round_no,
+            "player": found.player,
+            "outcome": outcome,
+            "text": said,
+        },
     )
     again = await tx.one(CLAIM, {"id": claim_id})
     return claim_json(again)

@@ -147,7 +147,7 @@ async def get_claim(casino: CasinoOf, claim_id: _ID, caller: Who) -> dict[str, A
     caller.need("inspector", "admin", "player")
     async with casino.store.transaction(write=False) as tx:
         found = await tx.one(CLAIM, {"id": claim_id})
-    if found is None or (caller.role == "player" and found[3] != caller.name):
+    if found is None or (caller.role == "player" and found.player != caller.name):
         raise NotFound(f"no claim {claim_id}", key="err.control.no_claim", claim=claim_id)
     claim = claim_json(found)
     if caller.role == "player":

@@ -78,7 +78,7 @@ async def scoreboard(tx: Tx, table_id: int) -> Scoreboard:
     start = 0
     if table.mode == "virtual":
         sealed = await tx.one(_LAST_SHOE, {"t": table.id})
-        start = int(sealed[1]) if sealed is not None else table.next_seq
+        start = int(sealed.from_seq) if sealed is not None else table.next_seq
         rows = await chain.load(tx, table.id, start=start)
     else:
         every = await chain.load(tx, table.id)

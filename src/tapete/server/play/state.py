@@ -161,9 +161,9 @@ async def _holders(tx: Tx, table: TableRow) -> dict[int, str]:
 async def _void(tx: Tx, table: TableRow) -> dict[str, str] | None:
     """The void asked for the round in play and not yet confirmed (who asked, why), or None."""
     row = await tx.one(tables.ROUND_VOID, {"t": table.id, "n": table.round_no})
-    if row is None or row[0] is None:
+    if row is None or row.void_requested_by is None:
         return None
-    return {"requested_by": row[0], "reason": row[1] or ""}
+    return {"requested_by": row.void_requested_by, "reason": row.void_reason or ""}
 
 
 async def _requests(tx: Tx, table: TableRow) -> list[dict[str, Any]]:

@@ -579,7 +579,7 @@ _FENCE = "id = :id AND version = :fence_version AND next_seq = :fence_seq AND he
 #: table's row locked where it is still the one the step started from, else the transaction refused
 #: (`tapete_moved`, migration 0004: the step is taken again, `Stale`)
 FENCE_CHECK = q(
-    f"SELECT tapete_moved('the table') WHERE NOT EXISTS (SELECT 1 FROM tables WHERE {_FENCE} FOR UPDATE)"
+    f"SELECT tapete_moved('the table') WHERE NOT EXISTS (SELECT 1 FROM tables WHERE {_FENCE} {{lock}})"
 )
 #: after a round's end that did not read the table's chips: they must have settled to zero
 _CHIPS_SETTLED = q("SELECT tapete_moved('the table''s chips') FROM accounts WHERE id = :id AND balance <> 0")
@@ -765,12 +765,12 @@ async def leave_seat(tx: Tx, table: TableRow, caller: Caller, seat: int) -> None
     row = await tx.one(_SEAT, {"t": table.id, "seat": seat})
     if row is None:
         raise NotFound(f"seat {seat} is free", key="err.api.seat_free", seat=seat)
-    if row[1] != caller.user_id:
+    if row.user_id != caller.user_id:
         raise Forbidden(f"seat {seat} is not {caller.name}'s", key="err.api.not_your_seat", seat=seat)
     if table.in_round:
         raise Conflict("a seat is left between rounds", key="err.api.not_betting", round=table.round_no)
     await tx.run(_DROP_SEAT_BETS, {"t": table.id, "seat": seat})
-    await tx.run(_FREE_SEAT, {"id": row[0]})
+    await tx.run(_FREE_SEAT, {"id": row.id})
 
 
 async def _raw_bets(tx: Tx, table_id: int) -> list[RawBet]:
@@ -907,7 +907,7 @@ async def settle_ids(tx: Tx) -> None:
     for answer, key, cursor in owed or ():
         row = await tx.fetched(cursor)
         assert row is not None
-        answer[key] = row[0]
+        answer[key] = row.id
 
 
 async def bets_in_order(tx: Tx, table_id: int) -> tuple[tuple[int, str, str, int], ...]:
@@ -960,28 +960,36 @@ async def answer_request(
     if not isinstance(accept, bool):
         raise BadRequest('the answer is {"accept": true | false}', key="err.api.accept")
     request = await tx.one(_REQUEST, {"id": rid})
-    if request is None or request[0] != table.id:
+    if request is None or request.table_id != table.id:
         raise NotFound(f"no request {rid} at this table", key="err.api.request", request=rid)
-    _, seat, user_id, spot, amount, status = request
-    holder = await tx.one(_SEAT, {"t": table.id, "seat": seat})
-    if holder is None or holder[1] != caller.user_id:
+    holder = await tx.one(_SEAT, {"t": table.id, "seat": request.seat})
+    if holder is None or holder.user_id != caller.user_id:
         raise Forbidden("only the box's holder answers a request to join it", key="err.api.not_holder")
-    if status != "waiting":
-        raise Conflict(f"request {rid} was already {status}", key="err.api.request_answered", request=rid)
+    if request.status != "waiting":
+        raise Conflict(
+            f"request {rid} was already {request.status}", key="err.api.request_answered", request=rid
+        )
     _check_betting(table)
     if not accept:
         await tx.run(_ANSWER, {"id": rid, "status": "refused", "at": utcnow()})
         return {"request": rid, "status": "refused"}
-    found = await tx.one(_USER, {"id": user_id})
+    found = await tx.one(_USER, {"id": request.user_id})
     assert found is not None
-    requester = ledger.Player(*found)
-    new = RawBet(seat, requester.name, spot, amount)
+    requester = ledger.Player(found.id, found.name)
+    new = RawBet(request.seat, requester.name, request.spot, request.amount)
     bets = [*await _raw_bets(tx, table.id), new]  # a back-bet comes after every bet before it
     _check_one(rt, bets, len(bets) - 1, dict(await seats_of(tx, table.id)))
     await tx.run(_ANSWER, {"id": rid, "status": "accepted", "at": utcnow()})
     await tx.value(
         _NEW_BET,
-        {"t": table.id, "seat": seat, "user": user_id, "spot": spot, "amount": amount, "at": utcnow()},
+        {
+            "t": table.id,
+            "seat": request.seat,
+            "user": request.user_id,
+            "spot": request.spot,
+            "amount": request.amount,
+            "at": utcnow(),
+        },
     )
     balance, free = await ledger.available(tx, requester, lock=True)  # the back-bet now among his bets
     if free < 0:
@@ -990,7 +998,7 @@ async def answer_request(
             key="err.api.funds",
             player=requester.name,
             balance=balance,
-            amount=amount,
+            amount=request.amount,
         )
     return {"request": rid, "status": "accepted"}
 
@@ -1496,7 +1504,7 @@ async def request_void(
         raise BadRequest('a void is {"reason": "…"}', key="err.api.void_reason")
     row = await tx.one(ROUND_VOID, {"t": table.id, "n": table.round_no})
     assert row is not None
-    asked_by = row[0]
+    asked_by = row.void_requested_by
     if asked_by is not None:  # the second staff member confirms it; nobody replaces it
         raise Conflict(
             f"a void of this round already waits for a second staff member: {asked_by} asked it",
