@@ -160,7 +160,10 @@ class LedgerEntry(Base):
     #: the server's Ed25519 signature of the entry (`signing.entry_message`), base64
     sig: Mapped[str | None] = mapped_column(Text, default=None)
 
-    __table_args__ = (Index("ledger_by_account", "account_id", "id"),)
+    __table_args__ = (
+        Index("ledger_by_account", "account_id", "id"),
+        Index("ledger_by_account_time", "account_id", "at"),  # a wallet's entries of one day (the limits)
+    )
 
 
 TABLE_STATUSES = ("open", "suspended", "closed")
@@ -403,3 +406,43 @@ class Checkpoint(Base):
     sig: Mapped[str | None] = mapped_column(Text, default=None)
 
     __table_args__ = (Index("checkpoints_by_table", "kind", "table_id", "seq"),)
+
+
+class PlayerProtection(Base):
+    """A player's identity and protection (migration 0008): his document and birth date, a
+    self-exclusion's end, his daily loss and wager limits, session and reality-check minutes, and a
+    raised limit waiting its cooling-off (`pending`)."""
+
+    __tablename__ = "player_protection"
+
+    user_id: Mapped[int] = mapped_column(Integer, ForeignKey("users.id"), primary_key=True)
+    document: Mapped[str | None] = mapped_column(String(20), default=None)
+    birth_date: Mapped[str | None] = mapped_column(String(10), default=None)
+    excluded_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    loss_per_day: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    wager_per_day: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    session_minutes: Mapped[int | None] = mapped_column(Integer, default=None)
+    reality_check_minutes: Mapped[int | None] = mapped_column(Integer, default=None)
+    pending: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+
+    __table_args__ = (UniqueConstraint("document", name="one_player_per_document"),)
+
+
+class ProhibitedPerson(Base):
+    """A document in the register of persons prohibited from the games, as the administrator loaded it."""
+
+    __tablename__ = "prohibited_persons"
+
+    document: Mapped[str] = mapped_column(String(20), primary_key=True)
+    since: Mapped[str | None] = mapped_column(String(10), default=None)
+
+
+class ProtectionRegister(Base):
+    """The register's last load (one row): how many entries, when and by whom."""
+
+    __tablename__ = "protection_register"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    entries: Mapped[int] = mapped_column(Integer)
+    loaded_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    loaded_by: Mapped[str | None] = mapped_column(String(64), default=None)
