@@ -33,6 +33,7 @@ from tapete.server.config import Settings
 from tapete.server.db import migrate
 from tapete.server.inspection import integrity
 from tapete.server.play import chain, tables
+from tapete.server.play import repository as repo
 
 ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 CARDS = [r + s for r in "23456789TJQKA" for s in "cdhs"]
@@ -115,7 +116,7 @@ def _copy_entries(conn: psycopg.Connection, m: int) -> None:
 async def _check(casino: Casino) -> tuple[float, integrity.StartupReport]:
     t0 = time.perf_counter()
     async with casino.store.transaction() as tx:
-        rows = [tables.row_of(found) for found in await tx.all(tables.ALL_TABLES_LOCKED)]
+        rows = [tables.row_of(found) for found in await tx.all(repo.ALL_TABLES_LOCKED)]
         report = await integrity.startup(tx, rows, print)
     return time.perf_counter() - t0, report
 

@@ -377,6 +377,7 @@ def test_checkpoints_stand_for_what_lies_below_them(
     the start-up's check then begins there (a record changed below it is the inspector's verify's to
     find, which always starts from the first record), and a record changed above it suspends the table."""
     from tapete.server.inspection import integrity
+    from tapete.server.play import repository as repo
     from tapete.server.play import tables
 
     monkeypatch.setattr(integrity, "CHECKPOINT_EVERY", 4)
@@ -397,7 +398,7 @@ def test_checkpoints_stand_for_what_lies_below_them(
 
     async def startup() -> integrity.StartupReport:
         async with casino.store.transaction() as tx:
-            found = [tables.row_of(f) for f in await tx.all(tables.ALL_TABLES_LOCKED)]
+            found = [tables.row_of(f) for f in await tx.all(repo.ALL_TABLES_LOCKED)]
             return await integrity.startup(tx, found, lambda _: None)
 
     below = rows[1]

@@ -19,6 +19,7 @@ from tapete.server.app import Casino
 from tapete.server.db import alembic_config, migrate, sync_url
 from tapete.server.inspection import integrity
 from tapete.server.play import chain, tables
+from tapete.server.play import repository as repo
 from tests.server.conftest import postgres_database, settings_for
 from tests.server.tampering import superuser
 
@@ -76,7 +77,7 @@ def _startup(url: str, data_dir: Path) -> integrity.StartupReport:
         casino = Casino(settings_for(url, data_dir))
         try:
             async with casino.store.transaction() as tx:
-                rows = [tables.row_of(f) for f in await tx.all(tables.ALL_TABLES_LOCKED)]
+                rows = [tables.row_of(f) for f in await tx.all(repo.ALL_TABLES_LOCKED)]
                 return await integrity.startup(tx, rows, lambda _: None)
         finally:
             await casino.dispose()

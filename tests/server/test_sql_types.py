@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tapete.server import sql
+from tapete.server.play import repository as repo
 from tapete.server.play import tables
 from tests.server.conftest import Api
 
@@ -44,7 +45,7 @@ def test_rows_are_decoded_by_the_columns_types(api: Api, database_url: str) -> N
     for moment in (created, taken):
         assert isinstance(moment, datetime) and moment.utcoffset() is not None
         assert abs((moment - datetime.now(UTC)).total_seconds()) < 60
-    whole = _read(database_url, tables.TABLE, {"id": table})
+    whole = _read(database_url, repo.TABLE, {"id": table})
     assert whole is not None and tables.row_of(whole).rules == rules
     last = _read(database_url, EXPRESSION, {})
     assert last is not None

@@ -15,6 +15,7 @@ from tapete.errors import TapeteError
 from tapete.server.app import Casino
 from tapete.server.people.accounts import Caller
 from tapete.server.play import chain, tables
+from tapete.server.play import repository as repo
 from tapete.server.play.tables import TableRow, TableRuntime
 from tapete.server.sql import Tx, q
 from tests.server.conftest import fresh_database, settings_for
@@ -68,7 +69,7 @@ def test_a_process_started_beside_a_playing_one_does_not_suspend_its_tables(
             monkeypatch.setattr(chain, "load", real)
         await asyncio.gather(*raced)
         async with b.store.transaction(write=False) as tx:
-            found = await tx.one(tables.TABLE, {"id": table})
+            found = await tx.one(repo.TABLE, {"id": table})
             status = tables.row_of(found).status if found else None
         await a.stop()
         await b.stop()

@@ -27,12 +27,14 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import TapeteError
+from tapete.server import repository as shared
 from tapete.server import signing
 from tapete.server.cashier import ledger
 from tapete.server.config import VERSION, Settings, load_shoe_key
 from tapete.server.db import make_engine, migrate, sessions
 from tapete.server.errors import Conflict, InsufficientFunds, NotFound
 from tapete.server.inspection import integrity
+from tapete.server.inspection import repository as inspection_repo
 from tapete.server.live.push import Broker, LocalBroker, RedisBroker
 from tapete.server.models import User, utcnow
 from tapete.server.people.accounts import (
@@ -46,24 +48,12 @@ from tapete.server.people.accounts import (
 )
 from tapete.server.people.protection import Protection
 from tapete.server.play import chain, state, tables
+from tapete.server.play import repository as repo
 from tapete.server.play.tables import TableRow, TableRuntime, note
-from tapete.server.sql import Frozen, Json, Stale, Store, Tx, Unavailable, Violation, q
+from tapete.server.sql import Frozen, Json, Stale, Store, Tx, Unavailable, Violation
 
 log = logging.getLogger("tapete.server")
 T = TypeVar("T")
-
-#: what tells whether a cached row is still the table's: every write of a table's row moves its version
-_FRESH = q("SELECT version, next_seq, head_hash FROM tables WHERE id = :id")
-_FRESH_LOCKED = q("SELECT version, next_seq, head_hash FROM tables WHERE id = :id {lock}")
-_ANSWERED = q(
-    'SELECT fingerprint, status_code, body FROM idempotency_keys WHERE user_id = :user AND "key" = :key',
-)
-_ANSWER = q(
-    'INSERT INTO idempotency_keys (user_id, "key", fingerprint, status_code, body, created_at)'
-    " VALUES (:user, :key, :fingerprint, :status, :body, :at)"
-)
-_DUE = q("SELECT id FROM tables WHERE deadline_at <= :now ORDER BY id LIMIT 50 {skip_locked}")
-_PING = q("SELECT 1 AS alive")
 
 
 #: how often a running server verifies its tables' new records and checkpoints them
@@ -153,7 +143,7 @@ class Casino:
         async with self._write_lock(), self.store.transaction() as tx:
             # another process may be playing: its next commit must not fall between the table's row and
             # its records as they are read (PostgreSQL locks the rows it checks)
-            rows = [tables.row_of(found) for found in await tx.all(tables.ALL_TABLES_LOCKED)]
+            rows = [tables.row_of(found) for found in await tx.all(repo.ALL_TABLES_LOCKED)]
             report = await integrity.startup(tx, rows, say or _say)
             for table in rows:
                 if table.in_round:
@@ -255,7 +245,7 @@ class Casino:
             if exc.account_id is not None:
                 why = "its balance does not follow from its last ledger entry"
                 name = await integrity.freeze(tx, exc.account_id, why) or await tx.value(
-                    integrity._ACCOUNT_NAME, {"id": exc.account_id}
+                    inspection_repo.ACCOUNT_NAME, {"id": exc.account_id}
                 )
             else:  # SQLite's refusal does not name the account: every balance against its last entry
                 name = ", ".join(await integrity.reconcile(tx)) or None
@@ -270,7 +260,7 @@ class Casino:
         transaction of its own: the step was rolled back), and the request is conflict. (The caller
         holds the writer's lock: SQLite's one writer.)"""
         async with self.store.transaction() as tx:
-            found = await tx.one(tables.TABLE_LOCKED, {"id": exc.table_id})
+            found = await tx.one(repo.TABLE_LOCKED, {"id": exc.table_id})
             if found is not None:
                 await integrity.suspend(tx, tables.row_of(found), exc.seq, exc.reason)
         self.rows.pop(exc.table_id, None)
@@ -285,7 +275,7 @@ class Casino:
         return self.writer if not self.postgres else contextlib.nullcontext()
 
     async def _replay(self, tx: Tx, caller: Caller, idem: Idem) -> None:
-        row = await tx.one(_ANSWERED, {"user": caller.user_id, "key": idem.key})
+        row = await tx.one(shared.ANSWERED, {"user": caller.user_id, "key": idem.key})
         if row is None:
             return
         fingerprint, status, body = row
@@ -298,7 +288,7 @@ class Casino:
     @staticmethod
     async def _remember(tx: Tx, caller: Caller, idem: Idem, status: int, body: Any) -> None:
         await tx.run(
-            _ANSWER,
+            shared.ANSWER,
             {
                 "user": caller.user_id,
                 "key": idem.key,
@@ -313,7 +303,7 @@ class Casino:
         """Keep a refused request's answer under its key, so that a retry gets it again."""
         with contextlib.suppress(Exception):
             async with self._write_lock(), self.store.transaction() as tx:
-                if await tx.one(_ANSWERED, {"user": caller.user_id, "key": idem.key}) is None:
+                if await tx.one(shared.ANSWERED, {"user": caller.user_id, "key": idem.key}) is None:
                     await self._remember(tx, caller, idem, status, body)
 
     def lock(self, table_id: int) -> asyncio.Lock:
@@ -331,13 +321,13 @@ class Casino:
         anew."""
         cached = self.rows.get(table_id)
         if cached is not None:
-            found = await tx.one(_FRESH_LOCKED if for_update else _FRESH, {"id": table_id})
+            found = await tx.one(repo.FRESH_LOCKED if for_update else repo.FRESH, {"id": table_id})
             if found is None:
                 self.rows.pop(table_id, None)
                 raise NotFound(f"no table {table_id}", key="err.api.no_table", table=table_id)
             if found == (cached.version, cached.next_seq, cached.head_hash):
                 return cached.copy()
-        found = await tx.one(tables.TABLE_LOCKED if for_update else tables.TABLE, {"id": table_id})
+        found = await tx.one(repo.TABLE_LOCKED if for_update else repo.TABLE, {"id": table_id})
         if found is None:
             raise NotFound(f"no table {table_id}", key="err.api.no_table", table=table_id)
         table = tables.row_of(found)
@@ -419,7 +409,7 @@ class Casino:
         what this process knew of the table: Stale (taken again from the database) unless the table is
         still as it knew it."""
         async with self.store.autocommit() as tx:
-            found = await tx.one(_FRESH, {"id": table_id})
+            found = await tx.one(repo.FRESH, {"id": table_id})
         if found != (known.version, known.next_seq, known.head_hash):
             raise Stale()
 
@@ -447,9 +437,9 @@ class Casino:
         async def still(tx: Tx) -> None:  # the optimistic step's transaction began: the row as it knew it
             assert known is not None
             if tables.unread_check(tx):  # sent with the step's writes; the database refuses them if moved
-                await tx.run(tables.FENCE_CHECK, tables.fence_of(known))
+                await tx.run(repo.FENCE_CHECK, tables.fence_of(known))
             else:
-                found = await tx.one(_FRESH_LOCKED, {"id": table_id})
+                found = await tx.one(repo.FRESH_LOCKED, {"id": table_id})
                 if found != (known.version, known.next_seq, known.head_hash):
                     raise Stale()
             await tx.flush()
@@ -739,7 +729,7 @@ class Casino:
     async def fire_due(self) -> int:
         """One sweep: every due deadline answered; how many fired."""
         async with self.store.autocommit() as tx:
-            due = [table_id for (table_id,) in await tx.all(_DUE, {"now": utcnow()})]
+            due = [table_id for (table_id,) in await tx.all(repo.DUE_TABLES, {"now": utcnow()})]
         fired = 0
         for table_id in due:
 
@@ -833,5 +823,5 @@ async def _bootstrap_then_dispose(casino: Casino, say: Callable[[str], None]) ->
 async def health(casino: Casino) -> dict[str, Any]:
     """``{"ok": true, "version"}`` once the database answers."""
     async with casino.store.transaction(write=False) as tx:
-        await tx.value(_PING)
+        await tx.value(shared.PING)
     return {"ok": True, "version": VERSION}

@@ -146,11 +146,11 @@ def row_maker(names: tuple[str, ...]) -> Callable[[Iterable[Any]], Row]:
 def _pg_rows(cursor: Any) -> Callable[[Sequence[Any]], Any]:
     """psycopg's row factory for the tables' connections: rows made by `row_maker` of the result's
     columns."""
-    res = cursor.pgresult
-    if res is None or not res.nfields:
+    columns = cursor.description
+    if not columns:
         return tuple
     try:
-        return row_maker(tuple(res.fname(i).decode() for i in range(res.nfields)))
+        return row_maker(tuple(column.name for column in columns))
     except ValueError as exc:  # refused when a row is read, not when the answer comes
         refused = exc
 

@@ -12,23 +12,14 @@ from pydantic import StrictStr
 from tapete.errors import BadRequest
 from tapete.server.app import Casino, Idem
 from tapete.server.cashier import ledger
+from tapete.server.cashier import repository as repo
 from tapete.server.errors import NotFound
 from tapete.server.http import Body, CashierAmount, CasinoOf, IdemKey, PathName, Who, guarded, text
 from tapete.server.people.accounts import Caller
 from tapete.server.play import tables
-from tapete.server.sql import Tx, q
+from tapete.server.sql import Tx
 
 router = APIRouter()
-
-_PLAYER = q("SELECT id, name FROM users WHERE name = :name AND role = 'player'")
-_PLAYERS = q(
-    "SELECT u.name, COALESCE(a.balance, 0) AS balance FROM users u"
-    " LEFT JOIN accounts a ON a.user_id = u.id AND a.kind = 'wallet' WHERE u.role = 'player' ORDER BY u.name"
-)
-_MOVEMENTS = q(
-    'SELECT e.id, e.kind, e.amount, e.balance_after, e.table_id, e.round_no, e."at" FROM ledger_entries e'
-    " JOIN accounts a ON a.id = e.account_id WHERE a.name = :name ORDER BY e.id DESC LIMIT 20",
-)
 
 
 class CashierBody(Body):
@@ -44,7 +35,7 @@ async def _cashier(
         raise BadRequest("an amount is a positive whole number of money units", key="err.api.amount")
 
     async def run(tx: Tx) -> dict[str, Any]:
-        found = await tx.one(_PLAYER, {"name": body.player})
+        found = await tx.one(repo.PLAYER, {"name": body.player})
         if found is None:
             raise NotFound(f"no player {body.player}", key="err.api.no_player", name=body.player)
         player = ledger.Player(*found)
@@ -79,12 +70,12 @@ async def get_player(casino: CasinoOf, name: PathName, caller: Who) -> dict[str,
     """A player's balance and his recent movements (cashier, admin, inspector)."""
     caller.need("cashier", "admin", "inspector")
     async with casino.store.transaction(write=False, snapshot=True) as tx:
-        found = await tx.one(_PLAYER, {"name": name})
+        found = await tx.one(repo.PLAYER, {"name": name})
         if found is None:
             raise NotFound(f"no player {name}", key="err.api.no_player", name=name)
         player = ledger.Player(*found)
         balance, free = await ledger.available(tx, player)
-        rows = await tx.all(_MOVEMENTS, {"name": f"wallet:{name}"})
+        rows = await tx.all(repo.MOVEMENTS, {"name": f"wallet:{name}"})
     moves = [
         {
             "id": entry_id,
@@ -105,5 +96,5 @@ async def get_players(casino: CasinoOf, caller: Who) -> dict[str, Any]:
     """Every player with his balance (cashier, admin, inspector)."""
     caller.need("cashier", "admin", "inspector")
     async with casino.store.transaction(write=False) as tx:
-        rows = await tx.all(_PLAYERS)
+        rows = await tx.all(repo.PLAYERS)
     return {"players": [{"name": name, "balance": int(balance)} for name, balance in rows]}

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from tapete.server import signing
+from tapete.server.cashier import repository as repo
 from tapete.server.errors import InsufficientFunds
 from tapete.server.models import utcnow
-from tapete.server.sql import Many, Q, Rows, Slot, Tx, q
+from tapete.server.sql import Many, Slot, Tx
 
 
 @dataclass
@@ -46,35 +47,8 @@ class Player:
     name: str
 
 
-_ACCOUNT = q("SELECT id, name, kind, balance FROM accounts WHERE name = :name")
-_ACCOUNTS_LOCKED = q("SELECT id, name, kind, balance FROM accounts WHERE name {in_names} ORDER BY id {lock}")
-_NEW_ACCOUNT = q(
-    "INSERT INTO accounts (name, kind, user_id, table_id, balance)"
-    " VALUES (:name, :kind, :user_id, :table_id, 0) ON CONFLICT (name) DO NOTHING"
-)
-_USER_ID = q("SELECT id FROM users WHERE name = :name")
-_BALANCES_LOCKED = q("SELECT id, balance FROM accounts WHERE id {in_ids} ORDER BY id {lock}")
-_BALANCE_UPDATES: dict[tuple[int, bool], Q] = {}
 #: the memo's key of a wallet's id (a wallet is made once and never renamed or removed)
 _WALLET_ID = "wallet-id:"
-
-
-def _set_balances(count: int) -> Q:
-    """One UPDATE of `count` accounts' balances (``id_i`` gets ``value_i``), made once per count."""
-    return _balance_update(count, added=False)
-
-
-def _balance_update(count: int, *, added: bool) -> Q:
-    """One UPDATE of `count` accounts' balances, set to (or, `added`, moved by) ``value_i``."""
-    found = _BALANCE_UPDATES.get((count, added))
-    if found is None:
-        cases = " ".join(f"WHEN :id_{i} THEN :value_{i}" for i in range(count))
-        ids = ", ".join(f":id_{i}" for i in range(count))
-        value = f"balance + CASE id {cases} END" if added else f"CASE id {cases} END"
-        found = _BALANCE_UPDATES[(count, added)] = q(
-            f"UPDATE accounts SET balance = {value} WHERE id IN ({ids})"
-        )
-    return found
 
 
 def _numbered(values: dict[int, int]) -> dict[str, int]:
@@ -85,63 +59,17 @@ def _numbered(values: dict[int, int]) -> dict[str, int]:
     return out
 
 
-ENTRIES = Rows(
-    "ledger_entries",
-    (
-        ("txn", "varchar"),
-        ("account_id", "integer"),
-        ("amount", "bigint"),
-        ("balance_after", "bigint"),
-        ("kind", "varchar"),
-        ("table_id", "integer"),
-        ("round_no", "integer"),
-        ("player", "varchar"),
-        ("spot", "varchar"),
-        ("seq", "integer"),
-        ("actor", "varchar"),
-        ("at", "timestamptz"),
-        ("sig", "text"),
-    ),
-)
-#: the entries of a transaction that moves the house: its entries' balances read from its row as moved
-_LATE_COLUMNS = (*ENTRIES.columns, ("late", "boolean"), ("later", "bigint"))
-_ENTRIES_LATE = q(
-    f"INSERT INTO ledger_entries ({ENTRIES.names}) SELECT txn, account_id, amount,"
-    " CASE WHEN late THEN (SELECT a.balance FROM accounts a WHERE a.id = r.account_id) - later"
-    ' ELSE balance_after END, kind, table_id, round_no, player, spot, seq, actor, "at", sig'
-    " FROM json_to_recordset(CAST(:rows AS json)) AS r("
-    + ", ".join(f'"{n}" {k}' if n == "at" else f"{n} {k}" for n, k in _LATE_COLUMNS)
-    + ")",
-    lite=f"INSERT INTO ledger_entries ({ENTRIES.names}) SELECT"
-    " json_extract(value, '$.txn'), json_extract(value, '$.account_id'), json_extract(value, '$.amount'),"
-    " CASE WHEN json_extract(value, '$.late') THEN (SELECT a.balance FROM accounts a"
-    " WHERE a.id = json_extract(value, '$.account_id')) - json_extract(value, '$.later')"
-    " ELSE json_extract(value, '$.balance_after') END,"
-    " json_extract(value, '$.kind'), json_extract(value, '$.table_id'), json_extract(value, '$.round_no'),"
-    " json_extract(value, '$.player'), json_extract(value, '$.spot'), json_extract(value, '$.seq'),"
-    " json_extract(value, '$.actor'), json_extract(value, '$.at'), json_extract(value, '$.sig')"
-    " FROM json_each(:rows)",
-)
-_LOCK_ONE = q("SELECT id FROM accounts WHERE name = :name {lock}")
-_AVAILABLE = q(
-    "SELECT balance,"
-    " (SELECT COALESCE(SUM(amount), 0) FROM bets WHERE user_id = :user) AS on_bets,"
-    " (SELECT COALESCE(SUM(amount), 0) FROM back_bet_requests WHERE user_id = :user AND status = 'waiting')"
-    " AS on_requests, frozen FROM accounts WHERE name = :name"
-)
-
-
 async def _account(
     tx: Tx, name: str, kind: str, user_id: int | None = None, table_id: int | None = None
 ) -> Account:
     known = tx.recall("account:" + name)
     if known is not None:  # the house, the cage, a table's account: made once, never renamed
         return Account(known[0], name, kind, 0)
-    found = await tx.one(_ACCOUNT, {"name": name})
+    found = await tx.one(repo.ACCOUNT, {"name": name})
     if found is None:
         # two first uses at once (the cage at a new casino's first buy-ins): one inserts, both use it
-        await tx.run(_NEW_ACCOUNT, {"name": name, "kind": kind, "user_id": user_id, "table_id": table_id})
-        found = await tx.one(_ACCOUNT, {"name": name})
+        await tx.run(repo.NEW_ACCOUNT, {"name": name, "kind": kind, "user_id": user_id, "table_id": table_id})
+        found = await tx.one(repo.ACCOUNT, {"name": name})
         assert found is not None
     account = Account(*found)
     if kind != "wallet":
@@ -168,7 +96,7 @@ async def table_account(tx: Tx, table_id: int, *, with_balance: bool = False) ->
     """A table's chips in play: stakes come in when bets close, payouts leave at the round's end. Its
     balance is read only `with_balance` (only the table's own steps move it, under the table's lock)."""
     if with_balance:
-        found = await tx.one(_ACCOUNT, {"name": f"table:{table_id}"})
+        found = await tx.one(repo.ACCOUNT, {"name": f"table:{table_id}"})
         if found is not None:
             return Account(*found)
     return await _account(tx, f"table:{table_id}", "table", table_id=table_id)
@@ -198,12 +126,12 @@ async def ahead_locked(tx: Tx, players: Iterable[str]) -> None:
     """Send the lock and read of `locked` ahead (`Tx.ahead`), to be taken in one round trip with others."""
     names = _unheld(tx, players)
     if names:
-        await tx.ahead(_ACCOUNTS_LOCKED, {"names": Many(names)})
+        await tx.ahead(repo.ACCOUNTS_LOCKED, {"names": Many(names)})
 
 
 async def ahead_table_balance(tx: Tx, table_id: int) -> None:
     """Send the read of `table_account(..., with_balance=True)` ahead (`Tx.ahead`)."""
-    await tx.ahead(_ACCOUNT, {"name": f"table:{table_id}"})
+    await tx.ahead(repo.ACCOUNT, {"name": f"table:{table_id}"})
 
 
 async def locked(
@@ -217,12 +145,12 @@ async def locked(
     held = _held(tx)
     names = _unheld(tx, players)
     if names:
-        for row in await tx.all(_ACCOUNTS_LOCKED, {"names": Many(names)}):
+        for row in await tx.all(repo.ACCOUNTS_LOCKED, {"names": Many(names)}):
             held[row.name] = Account(row.id, row.name, row.kind, row.balance)
             tx.remember(_WALLET_ID + row.name, row.id)
     for name in sorted(set(names) - held.keys()):  # first use: made, and locked by the insert
         player = name.removeprefix("wallet:")
-        user_id = await tx.value(_USER_ID, {"name": player})
+        user_id = await tx.value(repo.USER_ID, {"name": player})
         assert user_id is not None, f"no player {player}"
         held[name] = await wallet(tx, user_id, player)
         tx.remember(_WALLET_ID + name, held[name].id)
@@ -254,7 +182,7 @@ async def lock_unread(tx: Tx, players: Iterable[str]) -> None:
     so it needs their locks, not their balances."""
     names = _unheld(tx, players)
     if names:
-        await tx.run(_ACCOUNTS_LOCKED, {"names": Many(names)})
+        await tx.run(repo.ACCOUNTS_LOCKED, {"names": Many(names)})
 
 
 async def post(
@@ -338,7 +266,7 @@ async def post_many(
         if locked:
             have = {a: accounts[a].balance for a in wallets}
         else:
-            have = {a: int(b) for a, b in await tx.all(_BALANCES_LOCKED, {"ids": Many(wallets)})}
+            have = {a: int(b) for a, b in await tx.all(repo.BALANCES_LOCKED, {"ids": Many(wallets)})}
         for account_id in wallets:
             account, balance = accounts[account_id], int(have.get(account_id, 0))
             if balance + delta[account_id] < 0:
@@ -352,7 +280,7 @@ async def post_many(
                     amount=need,
                 )
         final = {a: int(have.get(a, 0)) + delta[a] for a in wallets}
-        await tx.run(_set_balances(len(final)), _numbered(final))
+        await tx.run(repo.set_balances(len(final)), _numbered(final))
         for account_id, balance in final.items():
             accounts[account_id].balance = balance
     tables = sorted(a for a in delta if accounts[a].kind == "table")
@@ -360,7 +288,7 @@ async def post_many(
         a for a in delta if accounts[a].kind == "table" or (unread and accounts[a].kind == "wallet")
     )
     if added:  # a table's chips (only its own steps move them, under the table's lock); wallets unread
-        await tx.run(_balance_update(len(added), added=True), _numbered({a: delta[a] for a in added}))
+        await tx.run(repo.balance_update(len(added), added=True), _numbered({a: delta[a] for a in added}))
     late = sorted(a for a in delta if accounts[a].kind in LATE)
     # the entries' balances: a wallet's from its balance as locked; a table's (and a wallet credited
     # `unread`) read from its row as just moved (no answer to wait for: in PostgreSQL's pipeline, no
@@ -384,13 +312,15 @@ async def post_many(
     now = [e for e in entries if e["account_id"] not in late]
     if now:
         if added:
-            await tx.run(_ENTRIES_LATE, {"rows": tx.rows_param(now)})
+            await tx.run(repo.ENTRIES_LATE, {"rows": tx.rows_param(now)})
         else:
-            await tx.insert(ENTRIES, now)
+            await tx.insert(repo.ENTRIES, now)
     if late:  # written with the COMMIT, after every other statement of the transaction
-        await tx.close_with(_balance_update(len(late), added=True), _numbered({a: delta[a] for a in late}))
         await tx.close_with(
-            _ENTRIES_LATE, {"rows": tx.rows_param([e for e in entries if e["account_id"] in late])}
+            repo.balance_update(len(late), added=True), _numbered({a: delta[a] for a in late})
+        )
+        await tx.close_with(
+            repo.ENTRIES_LATE, {"rows": tx.rows_param([e for e in entries if e["account_id"] in late])}
         )
     for account_id in tables:  # not read: its balance as moved is the row's
         accounts[account_id].balance += delta[account_id]
@@ -429,8 +359,8 @@ async def available(tx: Tx, user: Player, *, lock: bool = False) -> tuple[int, i
     name = f"wallet:{user.name}"
     if lock:  # the lock first, alone: on PostgreSQL a statement that waited for a row lock reads the
         # other tables as they were before it waited, so the commitments are read by the next statement
-        await tx.run(_LOCK_ONE, {"name": name})
-    row = await tx.one(_AVAILABLE, {"name": name, "user": user.id})
+        await tx.run(repo.LOCK_ONE, {"name": name})
+    row = await tx.one(repo.AVAILABLE, {"name": name, "user": user.id})
     if row is None:  # no wallet yet: nothing in it
         return 0, 0
     if lock and row.frozen is not None:  # frozen: no chips of his move (nor a bet: it would stop the deal)
@@ -439,21 +369,12 @@ async def available(tx: Tx, user: Player, *, lock: bool = False) -> tuple[int, i
     return balance, balance - int(row.on_bets or 0) - int(row.on_requests or 0)
 
 
-_FUNDS = q(
-    "SELECT u.name, COALESCE(a.balance, 0) AS balance,"
-    " (SELECT COALESCE(SUM(b.amount), 0) FROM bets b WHERE b.user_id = u.id) AS on_bets,"
-    " (SELECT COALESCE(SUM(r.amount), 0) FROM back_bet_requests r"
-    " WHERE r.user_id = u.id AND r.status = 'waiting') AS on_requests, a.frozen"
-    " FROM users u LEFT JOIN accounts a ON a.user_id = u.id AND a.kind = 'wallet' WHERE u.name {in_names}"
-)
-
-
 async def funds(tx: Tx, names: Iterable[str]) -> dict[str, tuple[int, int]]:
     """(balance, available) of each named player in one statement, as `available` says it."""
     wanted = _funds_params(names)
     if wanted is None:
         return {}
-    rows = await tx.all(_FUNDS, wanted)
+    rows = await tx.all(repo.FUNDS, wanted)
     frozen = {name for name, *_, why in rows if why is not None}
     if frozen:  # `available` refuses them
         tx.info.slot(FROZEN).update(frozen)
@@ -472,7 +393,8 @@ def _refuse_frozen(player: str) -> None:
 
 
 def _funds_params(names: Iterable[str]) -> dict[str, Any] | None:
-    """`_FUNDS`'s parameters for these players (None: nobody), one form for the read and its send ahead."""
+    """`repo.FUNDS`'s parameters for these players (None: nobody), one form for the read and its send
+    ahead."""
     wanted = sorted(set(names))
     return {"names": Many(wanted)} if wanted else None
 
@@ -481,7 +403,7 @@ async def ahead_funds(tx: Tx, names: Iterable[str]) -> None:
     """Send `funds`'s read ahead (`Tx.ahead`)."""
     wanted = _funds_params(names)
     if wanted is not None:
-        await tx.ahead(_FUNDS, wanted)
+        await tx.ahead(repo.FUNDS, wanted)
 
 
 async def ahead_lock_funds(tx: Tx, names: Iterable[str]) -> None:

@@ -19,11 +19,13 @@ from typing import Any
 
 from tapete.log import GENESIS
 from tapete.server import signing
+from tapete.server.inspection import repository as repo
 from tapete.server.inspection.journal import note
 from tapete.server.models import utcnow
 from tapete.server.play import chain, tables
+from tapete.server.play import repository as play_repo
 from tapete.server.play.table_row import TableRow
-from tapete.server.sql import Row, Store, Tx, q
+from tapete.server.sql import Row, Store, Tx
 
 log = logging.getLogger("tapete.server")
 
@@ -35,40 +37,6 @@ CHECKPOINT_EVERY = 10_000
 CHECKPOINT_BEHIND = 1_000
 #: a table suspended by a failed check says this as its reason
 REASON = "integrity"
-
-_RANGE = q(f"SELECT {chain._COLUMNS} FROM events WHERE table_id = :t AND seq >= :s ORDER BY seq LIMIT :n")
-_CHECKPOINTS = q(
-    "SELECT kind, seq, hash, sig FROM checkpoints WHERE table_id = :t AND kind IN ('table', 'legacy')"
-    " ORDER BY seq DESC"
-)
-_LEDGER_CHECKPOINTS = q(
-    "SELECT kind, seq, hash, sig FROM checkpoints WHERE table_id IS NULL"
-    " AND kind IN ('ledger', 'legacy_ledger') ORDER BY seq DESC"
-)
-_SIGNED_ANY = q("SELECT COUNT(*) AS signed FROM checkpoints WHERE sig IS NOT NULL")
-_UNSIGNED_LEGACY = q(
-    "SELECT id, kind, table_id, seq, hash FROM checkpoints"
-    " WHERE sig IS NULL AND kind IN ('legacy', 'legacy_ledger')"
-)
-_SIGN_CHECKPOINT = q("UPDATE checkpoints SET sig = :sig WHERE id = :id")
-_NEW_CHECKPOINT = q(
-    'INSERT INTO checkpoints (kind, table_id, seq, hash, "at", sig)'
-    " VALUES (:kind, :t, :seq, :hash, :at, :sig)"
-)
-_BALANCES = q(
-    "SELECT a.id, a.name, a.balance, a.frozen, (SELECT e.balance_after FROM ledger_entries e"
-    " WHERE e.account_id = a.id ORDER BY e.id DESC LIMIT 1) AS last_balance FROM accounts a ORDER BY a.id"
-)
-_ENTRIES_AFTER = q(
-    "SELECT e.id, e.txn, e.account_id, e.amount, e.balance_after, e.kind, e.table_id, e.round_no, e.player,"
-    ' e.spot, e.seq, e.actor, e."at", e.sig, (SELECT p.balance_after FROM ledger_entries p'
-    " WHERE p.account_id = e.account_id AND p.id < e.id ORDER BY p.id DESC LIMIT 1) AS before,"
-    " a.checked_to"
-    " FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
-    " WHERE e.id > :after ORDER BY e.id LIMIT :n",
-)
-_FREEZE = q("UPDATE accounts SET frozen = :why WHERE id = :id AND frozen IS NULL RETURNING id")
-_ACCOUNT_NAME = q("SELECT name FROM accounts WHERE id = :id")
 
 
 @dataclass
@@ -86,12 +54,12 @@ async def _legacy_signed(tx: Tx) -> None:
     """The first start after migration 0005 signs its ``legacy`` checkpoints (what was written before
     signatures, hashes only): once. A database that holds a signed checkpoint already signs none (an
     unsigned one found later was not written by the migration)."""
-    if int(await tx.value(_SIGNED_ANY) or 0):
+    if int(await tx.value(repo.SIGNED_ANY) or 0):
         return
     signer = signing.current()
-    for cid, kind, table_id, seq, digest in await tx.all(_UNSIGNED_LEGACY):
+    for cid, kind, table_id, seq, digest in await tx.all(repo.UNSIGNED_LEGACY):
         sig = signer.sign(signing.checkpoint_message(kind, table_id, int(seq), digest))
-        await tx.run(_SIGN_CHECKPOINT, {"sig": sig, "id": cid})
+        await tx.run(repo.SIGN_CHECKPOINT, {"sig": sig, "id": cid})
     # the mark that this casino signs from now on (and signs no unsigned legacy checkpoint again)
     await _write_checkpoint(tx, "keyed", None, 0, "")
 
@@ -99,7 +67,8 @@ async def _legacy_signed(tx: Tx) -> None:
 async def _write_checkpoint(tx: Tx, kind: str, table_id: int | None, seq: int, digest: str) -> None:
     sig = signing.current().sign(signing.checkpoint_message(kind, table_id, seq, digest))
     await tx.run(
-        _NEW_CHECKPOINT, {"kind": kind, "t": table_id, "seq": seq, "hash": digest, "at": utcnow(), "sig": sig}
+        repo.NEW_CHECKPOINT,
+        {"kind": kind, "t": table_id, "seq": seq, "hash": digest, "at": utcnow(), "sig": sig},
     )
 
 
@@ -119,7 +88,7 @@ async def start_of(tx: Tx, table_id: int, next_seq: int, *, whole: bool) -> Star
     keys = signing.trusted()
     start = Start()
     taken = False
-    for kind, seq, digest, sig in await tx.all(_CHECKPOINTS, {"t": table_id}):
+    for kind, seq, digest, sig in await tx.all(repo.CHECKPOINTS, {"t": table_id}):
         seq = int(seq)
         if not keys.check(signing.checkpoint_message(kind, table_id, seq, digest), sig):
             continue
@@ -167,7 +136,7 @@ def fetcher(tx: Tx, table_id: int) -> Callable[[int, int], Awaitable[Sequence[ch
     """`check_chain`'s reader through the server's driver."""
 
     async def fetch(seq: int, n: int) -> Sequence[chain.AnyRecord]:
-        return [chain.Record(*row) for row in await tx.all(_RANGE, {"t": table_id, "s": seq, "n": n})]
+        return [chain.Record(*row) for row in await tx.all(repo.RANGE, {"t": table_id, "s": seq, "n": n})]
 
     return fetch
 
@@ -224,14 +193,14 @@ async def check_table(tx: Tx, table: TableRow, report: StartupReport, say: Calla
         return
     at = table.next_seq - 1 - CHECKPOINT_BEHIND
     if at >= start.seq + CHECKPOINT_EVERY:
-        rows = await tx.all(_RANGE, {"t": table.id, "s": at, "n": 1})
+        rows = await tx.all(repo.RANGE, {"t": table.id, "s": at, "n": 1})
         if rows:
             await _write_checkpoint(tx, "table", table.id, at, chain.Record(*rows[0]).hash)
 
 
 # -- the ledger ----------------------------------------------------------------------------------------------
 def entry_fault(row: Row, keys: signing.Keyring, unsigned_to: int) -> str:
-    """Why a ledger entry read by `_ENTRIES_AFTER` fails (its link to its account's previous entry, its
+    """Why a ledger entry read by `repo.ENTRIES_AFTER` fails (its link to its account's previous entry, its
     signature), or ""."""
     eid, amount, after, prev = int(row.id), int(row.amount), int(row.balance_after), row.before
     if (0 if prev is None else int(prev)) + amount != after:
@@ -247,8 +216,8 @@ async def freeze(tx: Tx, account_id: int, why: str, *, entry: int | None = None)
     """Freeze an account (its balance or its entries do not reconcile): no chips move there until an
     administrator reopens it; a significant event ``account_frozen`` names it. Its name, or None when
     it was frozen already."""
-    name = await tx.value(_ACCOUNT_NAME, {"id": account_id})
-    if await tx.one(_FREEZE, {"why": why, "id": account_id}) is None:
+    name = await tx.value(repo.ACCOUNT_NAME, {"id": account_id})
+    if await tx.one(repo.FREEZE, {"why": why, "id": account_id}) is None:
         return None
     await note(tx, "account_frozen", details={"account": name, "entry": entry, "reason": why})
     return str(name)
@@ -258,7 +227,7 @@ async def reconcile(tx: Tx) -> list[str]:
     """Every account's balance against its last entry: those that disagree are frozen (their names).
     What a refused entry leads to when the database could not say which account it was (SQLite)."""
     frozen = []
-    for account_id, name, balance, was, last in await tx.all(_BALANCES):
+    for account_id, name, balance, was, last in await tx.all(repo.BALANCES):
         expected = 0 if last is None else int(last)
         if was is None and int(balance) != expected:
             why = f"{name}'s balance {balance} is not its last entry's {expected}"
@@ -272,12 +241,12 @@ async def check_ledger(tx: Tx, report: StartupReport, say: Callable[[str], None]
     (its link and its signature): an account that fails is frozen."""
     keys = signing.trusted()
     bad: dict[int, tuple[int | None, str]] = {}
-    for account_id, name, balance, frozen, last in await tx.all(_BALANCES):
+    for account_id, name, balance, frozen, last in await tx.all(repo.BALANCES):
         expected = 0 if last is None else int(last)
         if frozen is None and int(balance) != expected:
             bad[int(account_id)] = (None, f"{name}'s balance {balance} is not its last entry's {expected}")
     after = unsigned_to = 0
-    for kind, seq, digest, sig in await tx.all(_LEDGER_CHECKPOINTS):
+    for kind, seq, digest, sig in await tx.all(repo.LEDGER_CHECKPOINTS):
         if not keys.check(signing.checkpoint_message(kind, None, int(seq), digest), sig):
             continue
         if kind == "legacy_ledger":
@@ -286,7 +255,7 @@ async def check_ledger(tx: Tx, report: StartupReport, say: Callable[[str], None]
             after = int(seq)
     start, last_id = after, after
     while True:
-        rows = await tx.all(_ENTRIES_AFTER, {"after": last_id, "n": BATCH})
+        rows = await tx.all(repo.ENTRIES_AFTER, {"after": last_id, "n": BATCH})
         for row in rows:
             account_id = int(row.account_id)
             report.entries += 1
@@ -311,8 +280,6 @@ async def check_ledger(tx: Tx, report: StartupReport, say: Callable[[str], None]
 
 #: records (or entries) a running server verifies at a time before it lets the tables' steps run again
 PACE = 100
-_TABLE_HEADS = q("SELECT id, next_seq FROM tables ORDER BY id")
-_MAX_ENTRY = q("SELECT MAX(id) AS last FROM ledger_entries")
 
 
 async def checkpoint_tables(
@@ -326,7 +293,7 @@ async def checkpoint_tables(
     `writer`: the process's writer lock (SQLite's one writer) around each write."""
     written = 0
     async with store.transaction(write=False) as tx:
-        heads = [(int(t), int(n)) for t, n in await tx.all(_TABLE_HEADS)]
+        heads = [(int(t), int(n)) for t, n in await tx.all(repo.TABLE_HEADS)]
     for table_id, next_seq in heads:
         async with store.transaction(write=False) as tx:
             start = await start_of(tx, table_id, next_seq, whole=False)
@@ -340,7 +307,7 @@ async def checkpoint_tables(
                 rows = [
                     chain.Record(*row)
                     for row in await tx.all(
-                        _RANGE, {"t": table_id, "s": count, "n": min(PACE, at + 1 - count)}
+                        repo.RANGE, {"t": table_id, "s": count, "n": min(PACE, at + 1 - count)}
                     )
                 ]
             found = chain.verify_records(
@@ -354,7 +321,7 @@ async def checkpoint_tables(
             )
             if not found.ok or not rows:
                 async with writer(), store.transaction() as tx:
-                    row = await tx.one(tables.TABLE_LOCKED, {"id": table_id})
+                    row = await tx.one(play_repo.TABLE_LOCKED, {"id": table_id})
                     if row is not None:
                         await suspend(
                             tx, tables.row_of(row), found.first_bad, found.reason or "records missing"

@@ -10,15 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from tapete.server.errors import Conflict, NotFound
 from tapete.server.http import NO_NUL, NOT_BLANK, Body, CasinoOf, who
+from tapete.server.inspection import repository as repo
 from tapete.server.inspection.journal import note
-from tapete.server.sql import Tx, q
-
-_FROZEN = q("SELECT id, name, kind, balance, frozen FROM accounts WHERE frozen IS NOT NULL ORDER BY id")
-_ACCOUNT = q("SELECT id, name, balance, frozen FROM accounts WHERE name = :name {lock}")
-_LAST_ENTRY = q(
-    "SELECT id, balance_after FROM ledger_entries WHERE account_id = :id ORDER BY id DESC LIMIT 1"
-)
-_REOPEN = q("UPDATE accounts SET frozen = NULL, balance = :balance, checked_to = :to WHERE id = :id")
+from tapete.server.sql import Tx
 
 
 class IntegrityKey(BaseModel):
@@ -85,7 +79,7 @@ async def get_frozen(casino: CasinoOf, request: Request) -> dict[str, Any]:
     caller = await who(request)
     caller.need("admin", "inspector", "cashier")
     async with casino.store.transaction(write=False) as tx:
-        rows = await tx.all(_FROZEN)
+        rows = await tx.all(repo.FROZEN)
     return {
         "accounts": [
             {"account": name, "kind": kind, "balance": int(balance), "reason": why}
@@ -106,15 +100,15 @@ async def post_reopen(casino: CasinoOf, body: Reopening, request: Request) -> di
     )
 
     async def run(tx: Tx) -> dict[str, Any]:
-        found = await tx.one(_ACCOUNT, {"name": name})
+        found = await tx.one(repo.ACCOUNT, {"name": name})
         if found is None:
             raise NotFound(f"no account {name}", key="err.account.unknown", account=name)
         account_id, _, balance, frozen = found
         if frozen is None:
             raise Conflict(f"the account {name} is not frozen", key="err.account.not_frozen", account=name)
-        last = await tx.one(_LAST_ENTRY, {"id": account_id})
+        last = await tx.one(repo.LAST_ENTRY, {"id": account_id})
         entry, after = (int(last.id), int(last.balance_after)) if last is not None else (0, 0)
-        await tx.run(_REOPEN, {"balance": after, "to": entry, "id": account_id})
+        await tx.run(repo.REOPEN, {"balance": after, "to": entry, "id": account_id})
         await note(
             tx,
             "account_reopened",

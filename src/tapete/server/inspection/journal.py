@@ -6,17 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from tapete.server.inspection import repository as repo
 from tapete.server.models import utcnow
-from tapete.server.sql import Json, Tx, q
-
-_NOTE = q(
-    'INSERT INTO significant_events ("at", kind, actor, table_id, details)'
-    " VALUES (:at, :kind, :actor, :table_id, :details)"
-)
-_SEATS = q(
-    "SELECT s.seat, u.name FROM seats s JOIN users u ON u.id = s.user_id"
-    " WHERE s.table_id = :t ORDER BY s.seat"
-)
+from tapete.server.sql import Json, Tx
 
 
 async def note(
@@ -29,11 +21,11 @@ async def note(
 ) -> None:
     """An entry of the significant-event log (start and stop, recoveries, tables, cashier, corrections)."""
     await tx.run(
-        _NOTE,
+        repo.NOTE,
         {"at": utcnow(), "kind": kind, "actor": actor, "table_id": table_id, "details": Json(details or {})},
     )
 
 
 async def seats_of(tx: Tx, table_id: int) -> list[tuple[int, str]]:
     """(seat, holder's name) of every taken box, in seat order."""
-    return [(s, n) for s, n in await tx.all(_SEATS, {"t": table_id})]
+    return [(s, n) for s, n in await tx.all(repo.SEATS, {"t": table_id})]

@@ -25,7 +25,8 @@ from tapete.errors import BadRequest
 from tapete.server.config import Settings
 from tapete.server.errors import Conflict, Forbidden, RateLimited, Unauthorized
 from tapete.server.models import ROLES, LoginFailure, LoginSession, SignificantEvent, User, utcnow
-from tapete.server.sql import Q, Tx, q
+from tapete.server.people import repository as repo
+from tapete.server.sql import Q, Tx
 
 #: argon2id (argon2-cffi's default type) with its library defaults (RFC 9106's low-memory profile).
 _HASHER = PasswordHasher()
@@ -273,24 +274,6 @@ async def end_sessions(db: AsyncSession, settings: Settings, user_id: int, reaso
     )
 
 
-_BY_TOKEN = q(
-    "SELECT s.id, s.last_seen_at, s.ended_at, u.id AS user_id, u.name, u.role, u.active, s.created_at"
-    " FROM sessions s"
-    " JOIN users u ON u.id = s.user_id WHERE s.token_hash = :hash",
-)
-_BY_ID = q(
-    "SELECT s.last_seen_at, s.ended_at, u.role, u.active, s.created_at FROM sessions s"
-    " JOIN users u ON u.id = s.user_id WHERE s.id = :id",
-)
-_TOUCH = q("UPDATE sessions SET last_seen_at = :now WHERE id = :id")
-_END_IDLE = q(
-    "UPDATE sessions SET ended_at = :now, ended_reason = 'idle' WHERE id = :id AND ended_at IS NULL"
-)
-_END_EXPIRED = q(
-    "UPDATE sessions SET ended_at = :now, ended_reason = 'expired' WHERE id = :id AND ended_at IS NULL"
-)
-
-
 @dataclass(frozen=True)
 class Verdict:
     """What a session check found: the caller, or the refusal to raise; and what it must write (the
@@ -312,7 +295,7 @@ async def authenticate(tx: Tx, settings: Settings, token: str | None) -> Verdict
     committed although the request is refused, and a read transaction never has to become a writer."""
     if not token:
         return Verdict(None, Unauthorized("log in first: no token", key="err.api.no_token"))
-    found = await tx.one(_BY_TOKEN, {"hash": token_hash(token)})
+    found = await tx.one(repo.BY_TOKEN, {"hash": token_hash(token)})
     if found is None:
         return Verdict(None, Unauthorized("this token does not open a session", key="err.api.bad_token"))
     session_id, last_seen, ended, user_id, name, role, active, created = found
@@ -326,14 +309,14 @@ async def authenticate(tx: Tx, settings: Settings, token: str | None) -> Verdict
         refusal = Unauthorized(
             "the session reached its longest life (12 hours): log in again", key="err.api.session_expired"
         )
-        return Verdict(None, refusal, _END_EXPIRED, session_id, now)
+        return Verdict(None, refusal, repo.END_EXPIRED, session_id, now)
     idle = timedelta(minutes=settings.session_idle_minutes)
     if now - last_seen > idle:
         refusal = Unauthorized("the session ended after being idle: log in again", key="err.api.session_idle")
-        return Verdict(None, refusal, _END_IDLE, session_id, now)
+        return Verdict(None, refusal, repo.END_IDLE, session_id, now)
     caller = Caller(user_id, name, role, session_id)
     if now - last_seen > min(TOUCH_EVERY, idle / 10):
-        return Verdict(caller, None, _TOUCH, session_id, now, left)
+        return Verdict(caller, None, repo.TOUCH, session_id, now, left)
     return Verdict(caller, left=left)
 
 
@@ -361,7 +344,7 @@ async def session_left(tx: Tx, settings: Settings, caller: Caller) -> tuple[floa
     ended (logged out, its user deactivated or given another role, idle or too old: then to be ended, the
     verdict to write). Does not count as a use: an open WebSocket asks it, and watching a table is not
     using the session."""
-    found = await tx.one(_BY_ID, {"id": caller.session_id})
+    found = await tx.one(repo.BY_ID, {"id": caller.session_id})
     if found is None:
         return None, None
     last_seen, ended, role, active, created = found
@@ -370,10 +353,10 @@ async def session_left(tx: Tx, settings: Settings, caller: Caller) -> tuple[floa
     now = settings.clock()
     oldest = (created + timedelta(hours=settings.session_max_hours) - now).total_seconds()
     if oldest <= 0:
-        return None, Verdict(None, None, _END_EXPIRED, caller.session_id, now)
+        return None, Verdict(None, None, repo.END_EXPIRED, caller.session_id, now)
     left = (last_seen + timedelta(minutes=settings.session_idle_minutes) - now).total_seconds()
     if left < 0:
-        return None, Verdict(None, None, _END_IDLE, caller.session_id, now)
+        return None, Verdict(None, None, repo.END_IDLE, caller.session_id, now)
     return min(left, oldest), None
 
 

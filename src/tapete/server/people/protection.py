@@ -27,7 +27,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import text
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import BadRequest, TapeteError
@@ -36,8 +36,9 @@ from tapete.server.cashier import ledger
 from tapete.server.errors import ApiError, Conflict, Forbidden, NotFound
 from tapete.server.inspection.journal import note
 from tapete.server.models import iso, utcnow
+from tapete.server.people import repository as repo
 from tapete.server.people.accounts import Caller
-from tapete.server.sql import Json, Rows, Slot, Tx, q, read_time
+from tapete.server.sql import Json, Slot, Tx, read_time
 
 log = logging.getLogger("tapete.server.people.protection")
 
@@ -162,66 +163,6 @@ def limits_json(profile: Profile, now: datetime) -> dict[str, Any]:
     return out
 
 
-_PROFILE = q(
-    "SELECT u.name, p.document, p.birth_date, p.excluded_until, p.loss_per_day, p.wager_per_day,"
-    " p.session_minutes, p.reality_check_minutes, p.pending,"
-    " (SELECT COUNT(*) FROM prohibited_persons r WHERE r.document = p.document) AS prohibited"
-    " FROM users u LEFT JOIN player_protection p ON p.user_id = u.id WHERE u.id = :user",
-)
-_SESSION_START = q("SELECT created_at FROM sessions WHERE id = :id")
-#: a player's day: what he staked and his net (every wallet movement but the cashier's) since the day
-#: began, and what he has committed to bets and back-bet requests not yet closed (not yet staked)
-_DAY = q(
-    "SELECT COALESCE(SUM(CASE WHEN e.kind = 'stake' THEN -e.amount ELSE 0 END), 0) AS staked,"
-    " COALESCE(SUM(e.amount), 0) AS net,"
-    " (SELECT COALESCE(SUM(b.amount), 0) FROM bets b WHERE b.user_id = :user) AS on_bets,"
-    " (SELECT COALESCE(SUM(r.amount), 0) FROM back_bet_requests r WHERE r.user_id = :user"
-    " AND r.status = 'waiting') AS on_requests"
-    " FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
-    ' WHERE a.name = :wallet AND e."at" >= :since'
-    " AND e.kind NOT IN ('buy_in', 'cash_out')"
-)
-_SINCE = q(
-    "SELECT COALESCE(SUM(CASE WHEN e.kind = 'stake' THEN -e.amount ELSE 0 END), 0) AS staked,"
-    " COALESCE(SUM(e.amount), 0) AS net"
-    " FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
-    ' WHERE a.name = :wallet AND e."at" >= :since'
-    " AND e.kind NOT IN ('buy_in', 'cash_out')"
-)
-_PREVIOUS_LOGIN = q(
-    "SELECT MAX(created_at) AS last FROM sessions WHERE user_id = :user AND created_at < :began"
-)
-_UPSERT_LIMITS = q(
-    "INSERT INTO player_protection (user_id, loss_per_day, wager_per_day, session_minutes,"
-    " reality_check_minutes, pending) VALUES (:user, :loss_per_day, :wager_per_day, :session_minutes,"
-    " :reality_check_minutes, :pending) ON CONFLICT (user_id) DO UPDATE SET"
-    " loss_per_day = excluded.loss_per_day, wager_per_day = excluded.wager_per_day,"
-    " session_minutes = excluded.session_minutes, reality_check_minutes = excluded.reality_check_minutes,"
-    " pending = excluded.pending"
-)
-_UPSERT_EXCLUSION = q(
-    "INSERT INTO player_protection (user_id, excluded_until) VALUES (:user, :until)"
-    " ON CONFLICT (user_id) DO UPDATE SET excluded_until = excluded.excluded_until"
-)
-_END_SESSIONS = q(
-    "UPDATE sessions SET ended_at = :now, ended_reason = 'excluded'"
-    " WHERE user_id = :user AND ended_at IS NULL"
-)
-_CLEAR_REGISTER = q("DELETE FROM prohibited_persons")
-_REGISTER_ROWS = Rows("prohibited_persons", (("document", "varchar"), ("since", "varchar")))
-_REGISTER_META = q(
-    "INSERT INTO protection_register (id, entries, loaded_at, loaded_by) VALUES (1, :entries, :at, :by)"
-    " ON CONFLICT (id) DO UPDATE SET entries = excluded.entries, loaded_at = excluded.loaded_at,"
-    " loaded_by = excluded.loaded_by"
-)
-_REGISTER_READ = q("SELECT entries, loaded_at, loaded_by FROM protection_register WHERE id = 1")
-_PLAYER_ID = q("SELECT id FROM users WHERE name = :name AND role = 'player'")
-_PROHIBITED_USERS = q(
-    "SELECT u.name FROM player_protection p JOIN users u ON u.id = p.user_id"
-    " JOIN prohibited_persons r ON r.document = p.document ORDER BY u.name"
-)
-
-
 @dataclass
 class Protection:
     """The protection of one server process: its checks, its per-process memory of each player."""
@@ -267,7 +208,7 @@ class Protection:
         if known is not None and not fresh and time.monotonic() < known[1]:
             return known[0]
         generation = self.generation
-        row = await tx.one(_PROFILE, {"user": user_id})
+        row = await tx.one(repo.PROFILE, {"user": user_id})
         if row is None:
             raise NotFound(f"no user {user_id}", key="err.api.no_user", name=str(user_id))
         name, document, birth, until, loss, wager, minutes, check, pending, on_register = row
@@ -296,7 +237,7 @@ class Protection:
         """When a session began (kept: it never changes)."""
         known = self.starts.get(session_id)
         if known is None:
-            known = await tx.value(_SESSION_START, {"id": session_id}) or self.clock()
+            known = await tx.value(repo.SESSION_START, {"id": session_id}) or self.clock()
             if len(self.starts) > 50_000:
                 self.starts.clear()
             self.starts[session_id] = known
@@ -401,7 +342,7 @@ class Protection:
         for caller in callers:
             known = self.profiles.get(caller.user_id)
             if caller.role == "player" and known is not None and known[0].needs_day(now):
-                await tx.ahead(_DAY, self._day_params(tx, caller))
+                await tx.ahead(repo.DAY, self._day_params(tx, caller))
 
     async def check_bet(self, tx: Tx, caller: Caller, amount: object) -> None:
         """A bet (or a back-bet request): the register, the exclusion, the identity, the session's
@@ -415,7 +356,7 @@ class Protection:
         if not profile.needs_day(now) or not isinstance(amount, int) or amount <= 0:
             return
         limits = profile.limits(now)
-        row = await tx.one(_DAY, self._day_params(tx, caller))
+        row = await tx.one(repo.DAY, self._day_params(tx, caller))
         assert row is not None
         wagered, net, bets, asks = (int(v or 0) for v in (row.staked, row.net, row.on_bets, row.on_requests))
         funds = tx.info.slot(ledger.FUNDS).get(caller.name)  # kept up to date by the bets of this step
@@ -475,8 +416,10 @@ class Protection:
             profile = await self.profile(tx, caller.user_id)
             began = await self.session_start(tx, caller.session_id)
             # MAX(...) has no declared type: SQLite gives its text
-            previous = read_time(await tx.value(_PREVIOUS_LOGIN, {"user": caller.user_id, "began": began}))
-            row = await tx.one(_SINCE, {"wallet": f"wallet:{caller.name}", "since": began})
+            previous = read_time(
+                await tx.value(repo.PREVIOUS_LOGIN, {"user": caller.user_id, "began": began})
+            )
+            row = await tx.one(repo.SINCE, {"wallet": f"wallet:{caller.name}", "since": began})
         wagered, net = (int(v or 0) for v in row or (0, 0))
         now = self.clock()
         return {
@@ -510,7 +453,7 @@ class Protection:
                 else:
                     pending[name] = {"value": value, "from": iso(now + RAISE_DELAY)}
                     changes[name] = pending[name]
-            await tx.run(_UPSERT_LIMITS, {"user": caller.user_id, **current, "pending": Json(pending)})
+            await tx.run(repo.UPSERT_LIMITS, {"user": caller.user_id, **current, "pending": Json(pending)})
             await note(
                 tx, "limits_changed", actor=caller.name, details={"player": caller.name, "changes": changes}
             )
@@ -532,8 +475,8 @@ class Protection:
             until = now + timedelta(days=days)
             if profile.excluded_until is not None and profile.excluded_until > until:
                 until = profile.excluded_until
-            await tx.run(_UPSERT_EXCLUSION, {"user": caller.user_id, "until": until})
-            await tx.run(_END_SESSIONS, {"user": caller.user_id, "now": utcnow()})
+            await tx.run(repo.UPSERT_EXCLUSION, {"user": caller.user_id, "until": until})
+            await tx.run(repo.END_SESSIONS, {"user": caller.user_id, "now": utcnow()})
             await note(
                 tx,
                 "self_excluded",
@@ -556,12 +499,12 @@ class Protection:
         now = self.clock()
 
         async def run(tx: Tx) -> dict[str, Any]:
-            await tx.run(_CLEAR_REGISTER)
+            await tx.run(repo.CLEAR_REGISTER)
             for start in range(0, len(entries), 5000):
                 rows = [{"document": d, "since": s} for d, s in entries[start : start + 5000]]
-                await tx.insert(_REGISTER_ROWS, rows)
-            await tx.run(_REGISTER_META, {"entries": len(entries), "at": now, "by": caller.name})
-            barred = [name for (name,) in await tx.all(_PROHIBITED_USERS)]
+                await tx.insert(repo.REGISTER_ROWS, rows)
+            await tx.run(repo.REGISTER_META, {"entries": len(entries), "at": now, "by": caller.name})
+            barred = [name for (name,) in await tx.all(repo.PROHIBITED_USERS)]
             await note(
                 tx,
                 "register_loaded",
@@ -577,7 +520,7 @@ class Protection:
     async def register(self) -> dict[str, Any]:
         """How many entries the register holds and when it was loaded."""
         async with self.casino.store.transaction(write=False) as tx:
-            row = await tx.one(_REGISTER_READ)
+            row = await tx.one(repo.REGISTER_READ)
         if row is None:
             return {"entries": 0, "loaded_at": None, "loaded_by": None}
         return {"entries": int(row.entries), "loaded_at": iso(row.loaded_at), "loaded_by": row.loaded_by}
@@ -585,7 +528,7 @@ class Protection:
     async def player(self, name: str) -> dict[str, Any]:
         """A player's identity and protection as staff see it."""
         async with self.casino.store.transaction(write=False) as tx:
-            found = await tx.one(_PLAYER_ID, {"name": name})
+            found = await tx.one(repo.PLAYER_ID, {"name": name})
             if found is None:
                 raise NotFound(f"no player {name}", key="err.api.no_player", name=name)
             profile = await self.profile(tx, int(found.id), fresh=True)
@@ -608,36 +551,25 @@ class Protection:
             return
         if role != "player":
             raise BadRequest("only a player carries an identity", key="err.protection.not_player", name=name)
-        row = (
-            await db.execute(
-                text("SELECT document, birth_date FROM player_protection WHERE user_id = :u"), {"u": user_id}
-            )
-        ).first()
-        document = ident.document if ident.document is not None else (row.document if row else None)
-        birth = ident.birth_date if ident.birth_date is not None else (row.birth_date if row else None)
+        held = await db.get(models.PlayerProtection, user_id)
+        document = ident.document if ident.document is not None else (held.document if held else None)
+        birth = ident.birth_date if ident.birth_date is not None else (held.birth_date if held else None)
         if document is not None:
-            other = (
-                await db.execute(
-                    text("SELECT user_id FROM player_protection WHERE document = :d AND user_id != :u"),
-                    {"d": document, "u": user_id},
+            other = await db.scalar(
+                select(models.PlayerProtection.user_id).where(
+                    models.PlayerProtection.document == document, models.PlayerProtection.user_id != user_id
                 )
-            ).first()
+            )
             if other is not None:
                 raise Conflict(
                     "another player carries this document", key="err.protection.document_taken", name=name
                 )
-        await db.execute(
-            text(
-                "INSERT INTO player_protection (user_id, document, birth_date) VALUES (:u, :d, :b)"
-                " ON CONFLICT (user_id) DO UPDATE SET document = excluded.document,"
-                " birth_date = excluded.birth_date"
-            ),
-            {"u": user_id, "d": document, "b": birth},
-        )
-        from tapete.server.models import SignificantEvent
-
+        if held is None:
+            db.add(models.PlayerProtection(user_id=user_id, document=document, birth_date=birth))
+        else:
+            held.document, held.birth_date = document, birth
         db.add(
-            SignificantEvent(
+            models.SignificantEvent(
                 kind="identity_set",
                 actor=actor,
                 details={"player": name, "document": document, "birth_date": birth},

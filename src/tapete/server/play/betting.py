@@ -12,13 +12,9 @@ from pydantic import BaseModel
 
 from tapete.server.errors import Conflict
 from tapete.server.http import CasinoOf, who
+from tapete.server.play import repository as repo
 from tapete.server.play.tables import TableRow, TableRuntime
-from tapete.server.sql import Tx, q
-
-_LAST_BET = q(
-    "SELECT id, seat, spot, amount FROM bets WHERE table_id = :t AND user_id = :user ORDER BY id DESC LIMIT 1"
-)
-_DROP_BET = q("DELETE FROM bets WHERE id = :id")
+from tapete.server.sql import Tx
 
 
 class TakenBack(BaseModel):
@@ -46,11 +42,11 @@ async def delete_last_bet(
             raise Conflict(
                 "bets are taken back before the deal", key="err.api.not_betting", round=table.round_no
             )
-        row = await tx.one(_LAST_BET, {"t": table.id, "user": caller.user_id})
+        row = await tx.one(repo.LAST_BET, {"t": table.id, "user": caller.user_id})
         if row is None:
             raise Conflict("you have no bet on this table to take back", key="err.api.no_bet_to_undo")
         bet_id, seat, spot, amount = row
-        await tx.run(_DROP_BET, {"id": bet_id})
+        await tx.run(repo.DROP_BET, {"id": bet_id})
         if table.deadline_kind == "betting":
             table.deadline_version = None  # the countdown runs from the first bet still on the table
         return TakenBack(table=table.id, seat=int(seat), spot=str(spot), amount=int(amount))

@@ -17,8 +17,9 @@ from tapete.games.base import Event
 from tapete.log import GENESIS, canonical
 from tapete.server import signing
 from tapete.server.models import EventRecord, utcnow
+from tapete.server.play import repository as repo
 from tapete.server.play.table_row import TableRow
-from tapete.server.sql import Json, Rows, Slot, Tx, dumps, q
+from tapete.server.sql import Json, Slot, Tx, dumps
 
 
 @dataclass(frozen=True)
@@ -37,28 +38,6 @@ class Record:
 
 
 AnyRecord = Record | EventRecord
-_COLUMNS = 'seq, "round", event, prev, "at", "by", hash, sig'
-#: a table's records, as `append` writes them
-RECORDS = Rows(
-    "events",
-    (
-        ("table_id", "integer"),
-        ("seq", "integer"),
-        ("round", "varchar"),
-        ("round_no", "integer"),
-        ("event", "json"),
-        ("prev", "varchar"),
-        ("at", "varchar"),
-        ("by", "varchar"),
-        ("hash", "varchar"),
-        ("sig", "text"),
-    ),
-)
-_OF_ROUND = q(f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND round_no = :r ORDER BY seq")
-_FROM = q(f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND seq >= :s ORDER BY seq")
-_OF_ROUND_BEFORE = q(
-    f"SELECT {_COLUMNS} FROM events WHERE table_id = :t AND round_no = :r AND seq < :s ORDER BY seq"
-)
 
 
 #: the step's records by table, as it appended them (`append`; the settlement reads them there)
@@ -132,7 +111,7 @@ async def append(
     # one call for the step's records (held back until the step's transaction begins, or written with
     # the table's row in the step's one statement, `tables.commit_fenced`)
     mine.extend(rows)
-    await tx.defer(RECORDS, values)
+    await tx.defer(repo.RECORDS, values)
     return rows
 
 
@@ -178,7 +157,7 @@ async def ahead_round(tx: Tx, table: TableRow, round_id: int, kept: Kept | None 
     transaction, so it may go before the records this transaction holds back (with the step's check).
     Nothing is sent when the process kept them (`kept`)."""
     if _kept_before(tx, table, round_id, kept) is None:
-        await tx.ahead(_OF_ROUND_BEFORE, _round_before(tx, table, round_id))
+        await tx.ahead(repo.RECORDS_OF_ROUND_BEFORE, _round_before(tx, table, round_id))
 
 
 async def round_records(tx: Tx, table: TableRow, round_id: int, kept: Kept | None = None) -> list[Record]:
@@ -196,7 +175,9 @@ async def round_records(tx: Tx, table: TableRow, round_id: int, kept: Kept | Non
             Record(r.seq, r.round, e, r.prev, r.at, r.by, r.hash, r.sig)
             for r, e in zip(known, events, strict=True)
         ] + ours
-    found = [Record(*row) for row in await tx.all(_OF_ROUND_BEFORE, _round_before(tx, table, round_id))]
+    found = [
+        Record(*row) for row in await tx.all(repo.RECORDS_OF_ROUND_BEFORE, _round_before(tx, table, round_id))
+    ]
     check_round(table.id, found, ours[0] if ours else None)
     return found + ours
 
@@ -204,9 +185,9 @@ async def round_records(tx: Tx, table: TableRow, round_id: int, kept: Kept | Non
 async def load(tx: Tx, table_id: int, *, start: int = 0, round_id: int | None = None) -> list[Record]:
     """The table's records in seq order (from seq `start`, or those of one round), for its runtime."""
     if round_id is not None:
-        found = await tx.all(_OF_ROUND, {"t": table_id, "r": round_id})
+        found = await tx.all(repo.RECORDS_OF_ROUND, {"t": table_id, "r": round_id})
     else:
-        found = await tx.all(_FROM, {"t": table_id, "s": start})
+        found = await tx.all(repo.RECORDS_FROM, {"t": table_id, "s": start})
     return [Record(*row) for row in found]
 
 

@@ -15,52 +15,12 @@ from tapete.server.errors import Conflict, Forbidden, NotFound
 from tapete.server.inspection.journal import note, seats_of
 from tapete.server.models import iso, utcnow
 from tapete.server.people.accounts import Caller
+from tapete.server.play import repository as repo
 from tapete.server.play.table_row import TableRow
-from tapete.server.sql import Row, Tx, q
+from tapete.server.sql import Row, Tx
 
 #: the longest reason or claim a person may write
 MAX_TEXT = 2000
-
-_NEW_REQUEST = q(
-    "INSERT INTO deck_change_requests (table_id, user_id, role, reason, status, created_at)"
-    " VALUES (:t, :user, :role, :reason, 'open', :at) RETURNING id"
-)
-_OPEN_REQUESTS = q(
-    "SELECT r.id, u.name, r.role, r.reason, r.created_at FROM deck_change_requests r"
-    " JOIN users u ON u.id = r.user_id WHERE r.table_id = :t AND r.status = 'open' ORDER BY r.id",
-)
-ALL_REQUESTS = q(
-    "SELECT r.id, r.table_id, u.name, r.role, r.reason, r.status, r.created_at, r.closed_by, r.closed_at,"
-    " r.closed_seq FROM deck_change_requests r JOIN users u ON u.id = r.user_id ORDER BY r.id DESC LIMIT 200",
-)
-_REQUEST = q(
-    "SELECT r.id, r.table_id, u.name, r.reason, r.status FROM deck_change_requests r"
-    " JOIN users u ON u.id = r.user_id WHERE r.id = :id"
-)
-_CLOSE_REQUEST = q(
-    "UPDATE deck_change_requests SET status = 'closed', closed_at = :at, closed_by = :by, closed_seq = :seq"
-    " WHERE id = :id AND status = 'open'"
-)
-_ROUND = q("SELECT status FROM rounds WHERE table_id = :t AND round_no = :n")
-_BET_IN = q(
-    "SELECT 1 AS found FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
-    " WHERE a.user_id = :user AND e.table_id = :t AND e.round_no = :n LIMIT 1"
-)
-_NEW_CLAIM = q(
-    "INSERT INTO claims (table_id, round_no, user_id, text, status, created_at)"
-    " VALUES (:t, :n, :user, :text, 'open', :at) RETURNING id"
-)
-_CLAIM_COLUMNS = (
-    "SELECT c.id, c.table_id, c.round_no, u.name AS player, c.text, c.status, c.created_at, c.outcome,"
-    " c.resolution, c.resolved_by, c.resolved_at FROM claims c JOIN users u ON u.id = c.user_id"
-)
-CLAIMS = q(_CLAIM_COLUMNS + " ORDER BY c.id DESC LIMIT 500")
-OWN_CLAIMS = q(_CLAIM_COLUMNS + " WHERE c.user_id = :user ORDER BY c.id DESC LIMIT 500")
-CLAIM = q(_CLAIM_COLUMNS + " WHERE c.id = :id")
-_RESOLVE = q(
-    "UPDATE claims SET status = 'resolved', outcome = :outcome, resolution = :text, resolved_by = :by,"
-    " resolved_at = :at WHERE id = :id AND status = 'open'"
-)
 
 
 def _text(value: str, what: str) -> str:
@@ -76,7 +36,7 @@ def _text(value: str, what: str) -> str:
 # ------------------------------------------------------------------------------- deck-change requests
 async def open_requests(tx: Tx, table_id: int) -> list[dict[str, Any]]:
     """The table's open deck-change requests, oldest first: what the dealer's state lists."""
-    rows = await tx.all(_OPEN_REQUESTS, {"t": table_id})
+    rows = await tx.all(repo.OPEN_DECK_REQUESTS, {"t": table_id})
     return [
         {"request": rid, "by": name, "role": role, "reason": reason, "at": iso(at)}
         for rid, name, role, reason, at in rows
@@ -100,7 +60,7 @@ async def ask_deck_change(tx: Tx, table: TableRow, caller: Caller, reason: str) 
     text = _text(reason, "reason")
     rid = int(
         await tx.value(
-            _NEW_REQUEST,
+            repo.NEW_DECK_REQUEST,
             {"t": table.id, "user": caller.user_id, "role": caller.role, "reason": text, "at": utcnow()},
         )
     )
@@ -125,7 +85,7 @@ async def deck_change_event(
     if request is not None:
         if not isinstance(request, int) or isinstance(request, bool):
             raise BadRequest("a deck change names a request by its number", key="err.control.request_id")
-        found = await tx.one(_REQUEST, {"id": request})
+        found = await tx.one(repo.DECK_REQUEST, {"id": request})
         if found is None or found.table_id != table.id:
             raise NotFound(
                 f"table {table.id} has no deck-change request {request}",
@@ -139,7 +99,7 @@ async def deck_change_event(
             )
         reason = reason if (reason or "").strip() else asked_reason
         await tx.run(
-            _CLOSE_REQUEST, {"id": request, "at": utcnow(), "by": caller.name, "seq": table.next_seq}
+            repo.CLOSE_DECK_REQUEST, {"id": request, "at": utcnow(), "by": caller.name, "seq": table.next_seq}
         )
         await note(
             tx,
@@ -184,12 +144,12 @@ async def file_claim(tx: Tx, caller: Caller, table_id: int, round_no: int, text:
     """A player's written claim about a round he bet in (rules.md §0): a significant event; the round is
     left as it is."""
     caller.need("player")
-    status = await tx.one(_ROUND, {"t": table_id, "n": round_no})
+    status = await tx.one(repo.ROUND_STATUS, {"t": table_id, "n": round_no})
     if status is None:
         raise NotFound(
             f"table {table_id} has no round {round_no}", key="err.api.no_round_number", round=round_no
         )
-    if await tx.one(_BET_IN, {"user": caller.user_id, "t": table_id, "n": round_no}) is None:
+    if await tx.one(repo.BET_IN, {"user": caller.user_id, "t": table_id, "n": round_no}) is None:
         raise Forbidden(
             f"{caller.name} did not bet in round {round_no} of table {table_id}",
             key="err.control.not_bettor",
@@ -198,7 +158,8 @@ async def file_claim(tx: Tx, caller: Caller, table_id: int, round_no: int, text:
     said = _text(text, "text")
     cid = int(
         await tx.value(
-            _NEW_CLAIM, {"t": table_id, "n": round_no, "user": caller.user_id, "text": said, "at": utcnow()}
+            repo.NEW_CLAIM,
+            {"t": table_id, "n": round_no, "user": caller.user_id, "text": said, "at": utcnow()},
         )
     )
     await note(
@@ -225,13 +186,13 @@ async def resolve_claim(tx: Tx, caller: Caller, claim_id: int, outcome: str, tex
     if outcome not in ("upheld", "rejected"):
         raise BadRequest("a claim's outcome is upheld or rejected", key="err.control.outcome")
     said = _text(text, "text")
-    found = await tx.one(CLAIM, {"id": claim_id})
+    found = await tx.one(repo.CLAIM, {"id": claim_id})
     if found is None:
         raise NotFound(f"no claim {claim_id}", key="err.control.no_claim", claim=claim_id)
     if found.status != "open":
         raise Conflict(f"claim {claim_id} is already resolved", key="err.control.resolved", claim=claim_id)
     await tx.run(
-        _RESOLVE, {"id": claim_id, "outcome": outcome, "text": said, "by": caller.name, "at": utcnow()}
+        repo.RESOLVE, {"id": claim_id, "outcome": outcome, "text": said, "by": caller.name, "at": utcnow()}
     )
     await note(
         tx,
@@ -246,5 +207,5 @@ async def resolve_claim(tx: Tx, caller: Caller, claim_id: int, outcome: str, tex
             "text": said,
         },
     )
-    again = await tx.one(CLAIM, {"id": claim_id})
+    again = await tx.one(repo.CLAIM, {"id": claim_id})
     return claim_json(again)

@@ -14,12 +14,9 @@ from tapete.server.errors import NotFound
 from tapete.server.http import NOT_BLANK, Body, BodyId, CasinoOf, IdemKey, Who, guarded, storable
 from tapete.server.inspection import inspector
 from tapete.server.models import CasinoTable, iso
+from tapete.server.play import repository as repo
 from tapete.server.play.control import (
-    ALL_REQUESTS,
-    CLAIM,
-    CLAIMS,
     MAX_TEXT,
-    OWN_CLAIMS,
     ask_deck_change,
     claim_json,
     file_claim,
@@ -91,7 +88,7 @@ async def get_deck_change_requests(casino: CasinoOf, caller: Who) -> dict[str, A
     """Every table's deck-change requests, newest first, open and closed (inspector, admin, dealer)."""
     caller.need("inspector", "admin", "dealer")
     async with casino.store.transaction(write=False) as tx:
-        rows = await tx.all(ALL_REQUESTS)
+        rows = await tx.all(repo.ALL_DECK_REQUESTS)
     return {
         "requests": [
             {
@@ -135,9 +132,9 @@ async def get_claims(casino: CasinoOf, caller: Who) -> dict[str, Any]:
     caller.need("inspector", "admin", "player")
     async with casino.store.transaction(write=False) as tx:
         if caller.role == "player":
-            rows = await tx.all(OWN_CLAIMS, {"user": caller.user_id})
+            rows = await tx.all(repo.OWN_CLAIMS, {"user": caller.user_id})
         else:
-            rows = await tx.all(CLAIMS)
+            rows = await tx.all(repo.CLAIMS)
     return {"claims": [claim_json(r) for r in rows]}
 
 
@@ -146,7 +143,7 @@ async def get_claim(casino: CasinoOf, claim_id: _ID, caller: Who) -> dict[str, A
     """One claim; for the inspector and the administrator beside the round's recall."""
     caller.need("inspector", "admin", "player")
     async with casino.store.transaction(write=False) as tx:
-        found = await tx.one(CLAIM, {"id": claim_id})
+        found = await tx.one(repo.CLAIM, {"id": claim_id})
     if found is None or (caller.role == "player" and found.player != caller.name):
         raise NotFound(f"no claim {claim_id}", key="err.control.no_claim", claim=claim_id)
     claim = claim_json(found)

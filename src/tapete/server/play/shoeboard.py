@@ -16,8 +16,9 @@ from tapete.rules import load_rules
 from tapete.server.errors import NotFound
 from tapete.server.http import CasinoOf, who
 from tapete.server.play import chain
+from tapete.server.play import repository as repo
 from tapete.server.play.chain import AnyRecord
-from tapete.server.play.tables import _LAST_SHOE, SERVER_KEYS, TABLE, cards_out, row_of
+from tapete.server.play.tables import SERVER_KEYS, cards_out, row_of
 from tapete.server.sql import Tx
 
 #: what starts a new shoe in a table's records: new decks, a deck change, a shuffle
@@ -68,7 +69,7 @@ def coups_of(rows: Sequence[AnyRecord]) -> list[Coup]:
 
 async def scoreboard(tx: Tx, table_id: int) -> Scoreboard:
     """The scoreboard of a table's shoe in play (no coups and no count at a game without a shoe board)."""
-    found = await tx.one(TABLE, {"id": table_id})
+    found = await tx.one(repo.TABLE, {"id": table_id})
     if found is None:
         raise NotFound(f"no table {table_id}", key="err.api.no_table", table=table_id)
     table = row_of(found)
@@ -77,7 +78,7 @@ async def scoreboard(tx: Tx, table_id: int) -> Scoreboard:
     rules = load_rules(table.game, {k: v for k, v in table.rules.items() if k not in SERVER_KEYS})
     start = 0
     if table.mode == "virtual":
-        sealed = await tx.one(_LAST_SHOE, {"t": table.id})
+        sealed = await tx.one(repo.LAST_SHOE, {"t": table.id})
         start = int(sealed.from_seq) if sealed is not None else table.next_seq
         rows = await chain.load(tx, table.id, start=start)
     else:

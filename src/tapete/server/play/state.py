@@ -20,14 +20,10 @@ from tapete.server.cashier import ledger
 from tapete.server.catalogs import words
 from tapete.server.people.accounts import Caller
 from tapete.server.play import control, tables
+from tapete.server.play import repository as repo
 from tapete.server.play.snapshot import Snapshot as Snapshot  # built here, named here too
 from tapete.server.play.tables import TableRow, TableRuntime, bettors
-from tapete.server.sql import Tx, q
-
-_REQUESTS = q(
-    "SELECT r.id, r.seat, r.spot, r.amount, r.status, u.name FROM back_bet_requests r"
-    " JOIN users u ON u.id = r.user_id WHERE r.table_id = :t AND r.status = 'waiting' ORDER BY r.id"
-)
+from tapete.server.sql import Tx
 
 
 async def balances(tx: Tx, names: Iterable[str]) -> dict[str, tuple[int, int]]:
@@ -160,7 +156,7 @@ async def _holders(tx: Tx, table: TableRow) -> dict[int, str]:
 
 async def _void(tx: Tx, table: TableRow) -> dict[str, str] | None:
     """The void asked for the round in play and not yet confirmed (who asked, why), or None."""
-    row = await tx.one(tables.ROUND_VOID, {"t": table.id, "n": table.round_no})
+    row = await tx.one(repo.ROUND_VOID, {"t": table.id, "n": table.round_no})
     if row is None or row.void_requested_by is None:
         return None
     return {"requested_by": row.void_requested_by, "reason": row.void_reason or ""}
@@ -168,7 +164,7 @@ async def _void(tx: Tx, table: TableRow) -> dict[str, str] | None:
 
 async def _requests(tx: Tx, table: TableRow) -> list[dict[str, Any]]:
     """The back-bet requests waiting for a holder's answer."""
-    rows = await tx.all(_REQUESTS, {"t": table.id})
+    rows = await tx.all(repo.BACK_BET_REQUESTS, {"t": table.id})
     return [
         {"request": rid, "seat": seat, "player": name, "spot": spot, "amount": amount, "status": status}
         for rid, seat, spot, amount, status, name in rows

@@ -34,11 +34,12 @@ from tapete.server.inspection.journal import seats_of as seats_of  # a table's h
 from tapete.server.models import utcnow
 from tapete.server.people.accounts import Caller
 from tapete.server.play import chain, control
+from tapete.server.play import repository as repo
 from tapete.server.play.chain import AnyRecord, Record
 from tapete.server.play.snapshot import Snapshot
 from tapete.server.play.table_row import COLUMNS
 from tapete.server.play.table_row import TableRow as TableRow  # the type the steps take, named here too
-from tapete.server.sql import Json, Q, Slot, Stale, Store, Tx, q
+from tapete.server.sql import Json, Q, Slot, Stale, Store, Tx
 from tapete.session import make_shoe
 from tapete.settlement import round_money
 from tapete.shoe import SecureRandom, Shoe, burn_count, open_shoe, seal_shoe
@@ -55,73 +56,8 @@ LIVE_PROCEDURES = STEPS  # server.md: new_pack, inspect, show, turn, mix, shuffl
 #: what a payout's outcome is called in the ledger
 
 
-# ------------------------------------------------------------------------------------------ the row
-_JSON_COLUMNS = ("rules", "pending_shoe_events")
-_SELECT_TABLE = f"SELECT {', '.join(COLUMNS)} FROM tables"
-TABLE = q(_SELECT_TABLE + " WHERE id = :id")
-TABLE_LOCKED = q(_SELECT_TABLE + " WHERE id = :id {lock}")
-ALL_TABLES = q(_SELECT_TABLE + " ORDER BY id")
-ALL_TABLES_LOCKED = q(_SELECT_TABLE + " ORDER BY id {lock}")
-_NEW_TABLE = q(
-    "INSERT INTO tables (name, game, mode, rules, turn_seconds, betting_seconds, status, version, next_seq,"
-    " head_hash, round_no, in_round, shuffle_no, created_at) VALUES (:name, :game, :mode, :rules,"
-    " :turn_seconds, :betting_seconds, 'open', 0, 0, :head, 0, :no, 0, :at) RETURNING id"
-)
-_NEW_SHOE = q(
-    "INSERT INTO shoes (table_id, shuffle_no, from_seq, sealed, created_at)"
-    " VALUES (:table_id, :shuffle_no, :from_seq, :sealed, :at)"
-)
-_LAST_SHOE = q(
-    "SELECT shuffle_no, from_seq, sealed FROM shoes WHERE table_id = :t ORDER BY shuffle_no DESC LIMIT 1"
-)
-_SEAT = q("SELECT id, user_id FROM seats WHERE table_id = :t AND seat = :seat")
-_TAKE_SEAT = q("INSERT INTO seats (table_id, seat, user_id, taken_at) VALUES (:t, :seat, :user, :at)")
-_FREE_SEAT = q("DELETE FROM seats WHERE id = :id")
-_BETS = q(
-    "SELECT b.seat, u.name, b.spot, b.amount FROM bets b JOIN users u ON u.id = b.user_id"
-    " WHERE b.table_id = :t ORDER BY b.id"
-)
-_NEW_BET = q(
-    "INSERT INTO bets (table_id, seat, user_id, spot, amount, placed_at)"
-    " VALUES (:t, :seat, :user, :spot, :amount, :at) RETURNING id"
-)
-_FIRST_BET_AT = q(  # a holder's own bet starts the betting timer; a back-bet (or its consent) does not
-    "SELECT b.placed_at FROM bets b JOIN seats s"
-    " ON s.table_id = b.table_id AND s.seat = b.seat AND s.user_id = b.user_id"
-    " WHERE b.table_id = :t ORDER BY b.placed_at LIMIT 1",
-)
-_DROP_BETS = q("DELETE FROM bets WHERE table_id = :t")
-_DROP_SEAT_BETS = q("DELETE FROM bets WHERE table_id = :t AND seat = :seat")
-_DROP_PLAYER_BETS = q("DELETE FROM bets WHERE table_id = :t AND user_id = :user")
-_DROP_PLAYER_SEAT_BETS = q("DELETE FROM bets WHERE table_id = :t AND user_id = :user AND seat = :seat")
-_DROP_WAITING = q("DELETE FROM back_bet_requests WHERE table_id = :t AND status = 'waiting'")
-_DROP_PLAYER_WAITING = q(
-    "DELETE FROM back_bet_requests WHERE table_id = :t AND user_id = :user AND status = 'waiting'"
-)
-_NEW_REQUEST = q(
-    "INSERT INTO back_bet_requests (table_id, seat, user_id, spot, amount, status, created_at)"
-    " VALUES (:t, :seat, :user, :spot, :amount, 'waiting', :at) RETURNING id"
-)
-_REQUEST = q("SELECT table_id, seat, user_id, spot, amount, status FROM back_bet_requests WHERE id = :id")
-_ANSWER = q("UPDATE back_bet_requests SET status = :status, answered_at = :at WHERE id = :id")
-_USER = q("SELECT id, name FROM users WHERE id = :id")
-_USER_ID = q("SELECT id FROM users WHERE name = :name")
-_NEW_ROUND = q(
-    "INSERT INTO rounds (table_id, round_no, status, started_at, first_seq, last_seq)"
-    " VALUES (:t, :n, 'in_progress', :at, :seq, :seq)"
-)
-_END_ROUND = q(
-    "UPDATE rounds SET status = :status, ended_at = :at, last_seq = :last"
-    " WHERE table_id = :t AND round_no = :n"
-)
-ROUND_VOID = q("SELECT void_requested_by, void_reason FROM rounds WHERE table_id = :t AND round_no = :n")
-_ASK_VOID = q(
-    "UPDATE rounds SET void_requested_by = :by, void_reason = :reason WHERE table_id = :t AND round_no = :n"
-)
-
-
 def row_of(values: Sequence[Any]) -> TableRow:
-    """A table's row from its columns as read (`TABLE`)."""
+    """A table's row from its columns as read (`repo.TABLE`)."""
     return TableRow(*values)
 
 
@@ -372,7 +308,7 @@ async def build_runtime(tx: Tx, table: TableRow, key: bytes) -> tuple[TableRunti
             rt.pyb_holder = events[0].get("shoe_holder", {}).get("seat")
             rt.pyb_winner = next((e["winner"] for e in events if e.get("type") == "outcome"), None)
     if table.mode == "virtual":
-        sealed = await tx.one(_LAST_SHOE, {"t": table.id})
+        sealed = await tx.one(repo.LAST_SHOE, {"t": table.id})
         if sealed is not None:
             shuffle_no, from_seq, sealed_text = sealed
             since = await chain.load(tx, table.id, start=from_seq)
@@ -505,7 +441,7 @@ async def open_table(
     now = utcnow()
     values = {"name": name.strip(), "game": game_name, "mode": str(mode), "rules": settings, **server}
     table_id = await tx.value(
-        _NEW_TABLE, {**values, "rules": Json(settings), "head": GENESIS, "no": False, "at": now}
+        repo.NEW_TABLE, {**values, "rules": Json(settings), "head": GENESIS, "no": False, "at": now}
     )
     table = TableRow(
         id=int(table_id),
@@ -542,7 +478,7 @@ async def _new_shoe(
     await chain.append(tx, table, f"shoe-{table.round_no}", events, by)
     table.shuffle_no += 1
     await tx.run(
-        _NEW_SHOE,
+        repo.NEW_SHOE,
         {
             "table_id": table.id,
             "shuffle_no": table.shuffle_no,
@@ -558,7 +494,9 @@ async def write_row(tx: Tx, table: TableRow, before: TableRow | None) -> None:
     UPDATE. (A JSON column is changed by giving it a new value, never in place.)"""
     changed = _changed(table, before)
     if changed:
-        await tx.run(_update_of(", ".join(f"{key} = :{key}" for key in changed)), {**changed, "id": table.id})
+        await tx.run(
+            repo.update_of(", ".join(f"{key} = :{key}" for key in changed)), {**changed, "id": table.id}
+        )
 
 
 def _changed(table: TableRow, before: TableRow | None) -> dict[str, Any]:
@@ -568,25 +506,14 @@ def _changed(table: TableRow, before: TableRow | None) -> dict[str, Any]:
         for key in COLUMNS
         if key != "id" and (before is None or getattr(before, key) != getattr(table, key))
     }
-    for key in _JSON_COLUMNS:
+    for key in repo.JSON_COLUMNS:
         if key in changed and changed[key] is not None:
             changed[key] = Json(changed[key])
     return changed
 
 
-_FENCE = "id = :id AND version = :fence_version AND next_seq = :fence_seq AND head_hash = :fence_head"
-#: a step's check sent without waiting for its answer (PostgreSQL; a round's end, `unread_check`): the
-#: table's row locked where it is still the one the step started from, else the transaction refused
-#: (`tapete_moved`, migration 0004: the step is taken again, `Stale`)
-FENCE_CHECK = q(
-    f"SELECT tapete_moved('the table') WHERE NOT EXISTS (SELECT 1 FROM tables WHERE {_FENCE} {{lock}})"
-)
-#: after a round's end that did not read the table's chips: they must have settled to zero
-_CHIPS_SETTLED = q("SELECT tapete_moved('the table''s chips') FROM accounts WHERE id = :id AND balance <> 0")
-
-
 def fence_of(start: TableRow) -> dict[str, Any]:
-    """The parameters of `_FENCE`: the table's row as the step started from it."""
+    """The parameters of `repo.FENCE`: the table's row as the step started from it."""
     return {
         "id": start.id,
         "fence_version": start.version,
@@ -618,32 +545,10 @@ IDS_OWED: Slot[list[tuple[dict[str, Any], str, Any]]] = Slot("tables.ids_owed", 
 
 
 def unread_check(tx: Tx) -> bool:
-    """Whether this step's check of the table's row may go with its writes, unread (`FENCE_CHECK`): a
+    """Whether this step's check of the table's row may go with its writes, unread (`repo.FENCE_CHECK`): a
     step that has not begun its transaction (it holds the table as it was) on PostgreSQL, marked so by
     what it does (`Stepper.close_round`) before its first statement."""
     return tx.info.get(UNREAD_CHECK) is True
-
-
-_FENCED: dict[tuple[str, bool], Any] = {}
-
-
-def _fenced_statement(sets: str, records: bool) -> Any:
-    """PostgreSQL's one statement for a step that read nothing: the table's row written only where it
-    is still the row the step started from (its version, chain length and head: the fence), and the
-    step's records (``:rows``) inserted only where the fence held; made once per set of columns."""
-    found = _FENCED.get((sets, records))
-    if found is not None:
-        return found
-    if not records:
-        text = f"UPDATE tables SET {sets} WHERE {_FENCE}"
-    else:
-        rows, _ = chain.RECORDS.select(source="fence")
-        text = (
-            f"WITH fence AS (UPDATE tables SET {sets} WHERE {_FENCE} RETURNING id)"
-            f" INSERT INTO events ({chain.RECORDS.names}) {rows}"
-        )
-    found = _FENCED[(sets, records)] = q(text, writes="events" if records else "tables")
-    return found
 
 
 async def commit_fenced(store: Store, start: TableRow, table: TableRow, deferred: Sequence[Any]) -> None:
@@ -651,37 +556,23 @@ async def commit_fenced(store: Store, start: TableRow, table: TableRow, deferred
     records and the table's row, fenced by the row it started from, in one statement and one round trip
     on PostgreSQL (BEGIN, the row's lock, the records, the row and COMMIT were five), in one short
     transaction on SQLite. Stale when the fence did not hold: nothing was written."""
-    records = [row for into, rows in deferred for row in rows if into is chain.RECORDS]
+    records = [row for into, rows in deferred for row in rows if into is repo.RECORDS]
     assert len(records) == sum(len(rows) for _, rows in deferred), "only a step's records are held back"
     changed = _changed(table, start)
     sets = ", ".join(f"{key} = :{key}" for key in changed)
     fence = fence_of(start)
     if not store.postgres:
         async with store.transaction() as tx:
-            if await tx.run(_update_of(sets, fenced=True), {**changed, **fence}) != 1:
+            if await tx.run(repo.update_of(sets, fenced=True), {**changed, **fence}) != 1:
                 raise Stale()
-            await tx.insert(chain.RECORDS, records)
+            await tx.insert(repo.RECORDS, records)
         return
     params: dict[str, Any] = {**changed, **fence}
     if records:
         params["rows"] = Tx(None, True).rows_param(records)
-    done = await store.once(_fenced_statement(sets, bool(records)), params)
+    done = await store.once(repo.fenced_statement(sets, bool(records)), params)
     if done != max(len(records), 1):
         raise Stale()
-
-
-_UPDATES: dict[str, Any] = {}
-
-
-def _update_of(sets: str, *, fenced: bool = False) -> Any:
-    """The UPDATE of these columns of a table's row, or only where the row is still the one a step
-    started from (`_FENCE`); made once per set of columns."""
-    found = _UPDATES.get(sets if not fenced else "fenced:" + sets)
-    if found is None:
-        found = _UPDATES[sets if not fenced else "fenced:" + sets] = q(
-            f"UPDATE tables SET {sets} WHERE {_FENCE if fenced else 'id = :id'}"
-        )
-    return found
 
 
 def _describe(table: TableRow) -> dict[str, Any]:
@@ -756,21 +647,21 @@ async def take_seat(tx: Tx, table: TableRow, rt: TableRuntime, caller: Caller, s
         raise Conflict(f"seat {number} is taken", key="err.api.seat_taken", seat=number)
     joined = {s for s, player, _, _ in await bets_in_order(tx, table.id) if player == caller.name}
     check_seat(caller.name, number, rt.cls.bet_spec(rt.rules), dict(held), joined)  # the engine judges
-    await tx.run(_TAKE_SEAT, {"t": table.id, "seat": number, "user": caller.user_id, "at": utcnow()})
+    await tx.run(repo.TAKE_SEAT, {"t": table.id, "seat": number, "user": caller.user_id, "at": utcnow()})
     return number
 
 
 async def leave_seat(tx: Tx, table: TableRow, caller: Caller, seat: int) -> None:
     """The holder leaves his box between rounds; his bets on it go too."""
-    row = await tx.one(_SEAT, {"t": table.id, "seat": seat})
+    row = await tx.one(repo.SEAT, {"t": table.id, "seat": seat})
     if row is None:
         raise NotFound(f"seat {seat} is free", key="err.api.seat_free", seat=seat)
     if row.user_id != caller.user_id:
         raise Forbidden(f"seat {seat} is not {caller.name}'s", key="err.api.not_your_seat", seat=seat)
     if table.in_round:
         raise Conflict("a seat is left between rounds", key="err.api.not_betting", round=table.round_no)
-    await tx.run(_DROP_SEAT_BETS, {"t": table.id, "seat": seat})
-    await tx.run(_FREE_SEAT, {"id": row.id})
+    await tx.run(repo.DROP_SEAT_BETS, {"t": table.id, "seat": seat})
+    await tx.run(repo.FREE_SEAT, {"id": row.id})
 
 
 async def _raw_bets(tx: Tx, table_id: int) -> list[RawBet]:
@@ -793,8 +684,8 @@ async def _holders_now(tx: Tx, table_id: int) -> dict[int, str]:
 
 async def take_back_bets(tx: Tx, table_id: int, user_id: int) -> None:
     """Every bet and waiting back-bet request a player placed at a table for its next round, taken back."""
-    await tx.run(_DROP_PLAYER_BETS, {"t": table_id, "user": user_id})
-    await tx.run(_DROP_PLAYER_WAITING, {"t": table_id, "user": user_id})
+    await tx.run(repo.DROP_PLAYER_BETS, {"t": table_id, "user": user_id})
+    await tx.run(repo.DROP_PLAYER_WAITING, {"t": table_id, "user": user_id})
 
 
 def _engine_order(bets: Sequence[tuple[Any, ...]], holders: dict[int, str]) -> list[RawBet]:
@@ -882,12 +773,12 @@ async def place_bet(
             "spot": spot,
             "amount": amount,
         }
-        await _new_id(tx, _NEW_REQUEST, values, asked, "request")
+        await _new_id(tx, repo.NEW_BACK_BET_REQUEST, values, asked, "request")
         return asked
     now = cast(tuple[tuple[int, str, str, int], ...], placed)  # the table's bets, in placing order (checked)
     hint_snapshot(tx, bets=now, balances={caller.name: (balance, free - amount)})
     taken: dict[str, Any] = {"bet": None, "seat": number, "spot": spot, "amount": amount, "status": "placed"}
-    await _new_id(tx, _NEW_BET, values, taken, "bet")
+    await _new_id(tx, repo.NEW_BET, values, taken, "bet")
     return taken
 
 
@@ -913,7 +804,7 @@ async def settle_ids(tx: Tx) -> None:
 async def bets_in_order(tx: Tx, table_id: int) -> tuple[tuple[int, str, str, int], ...]:
     """The table's bets for the next round, (seat, player, spot, amount) in placing order, from the
     database (what a state snapshot keeps as its `bets`)."""
-    rows = await tx.all(_BETS, {"t": table_id})
+    rows = await tx.all(repo.BETS, {"t": table_id})
     return tuple((seat, name, spot, amount) for seat, name, spot, amount in rows)
 
 
@@ -959,10 +850,10 @@ async def answer_request(
     """The box's holder accepts (the back-bet is placed) or refuses a request to join his box."""
     if not isinstance(accept, bool):
         raise BadRequest('the answer is {"accept": true | false}', key="err.api.accept")
-    request = await tx.one(_REQUEST, {"id": rid})
+    request = await tx.one(repo.BACK_BET_REQUEST, {"id": rid})
     if request is None or request.table_id != table.id:
         raise NotFound(f"no request {rid} at this table", key="err.api.request", request=rid)
-    holder = await tx.one(_SEAT, {"t": table.id, "seat": request.seat})
+    holder = await tx.one(repo.SEAT, {"t": table.id, "seat": request.seat})
     if holder is None or holder.user_id != caller.user_id:
         raise Forbidden("only the box's holder answers a request to join it", key="err.api.not_holder")
     if request.status != "waiting":
@@ -971,17 +862,17 @@ async def answer_request(
         )
     _check_betting(table)
     if not accept:
-        await tx.run(_ANSWER, {"id": rid, "status": "refused", "at": utcnow()})
+        await tx.run(repo.ANSWER, {"id": rid, "status": "refused", "at": utcnow()})
         return {"request": rid, "status": "refused"}
-    found = await tx.one(_USER, {"id": request.user_id})
+    found = await tx.one(repo.USER, {"id": request.user_id})
     assert found is not None
     requester = ledger.Player(found.id, found.name)
     new = RawBet(request.seat, requester.name, request.spot, request.amount)
     bets = [*await _raw_bets(tx, table.id), new]  # a back-bet comes after every bet before it
     _check_one(rt, bets, len(bets) - 1, dict(await seats_of(tx, table.id)))
-    await tx.run(_ANSWER, {"id": rid, "status": "accepted", "at": utcnow()})
+    await tx.run(repo.ANSWER, {"id": rid, "status": "accepted", "at": utcnow()})
     await tx.value(
-        _NEW_BET,
+        repo.NEW_BET,
         {
             "t": table.id,
             "seat": request.seat,
@@ -1088,7 +979,7 @@ class Stepper:
         staking = bettors(rnd)
         # a step that holds the table as it was, on PostgreSQL, whose round's records the process kept and
         # whose bettors' wallets it knows: nothing to read before its writes, which go with its check
-        # (`tables.FENCE_CHECK`) and its COMMIT in one round trip, the wallets only credited unread
+        # (`repo.FENCE_CHECK`) and its COMMIT in one round trip, the wallets only credited unread
         known = (
             ledger.remembered_wallets(self.tx, staking)
             if self.tx.postgres
@@ -1166,10 +1057,10 @@ class Stepper:
             unread=unread,
         )
         if unread:
-            await self.tx.run(_CHIPS_SETTLED, {"id": table_account.id})
+            await self.tx.run(repo.CHIPS_SETTLED, {"id": table_account.id})
         await self.flush_shoe()  # within the round's records: what the shoe did during it (the cut card)
         await self.tx.run(
-            _END_ROUND,
+            repo.END_ROUND,
             {
                 "t": self.table.id,
                 "n": self.table.round_no,
@@ -1256,13 +1147,13 @@ async def deal(tx: Tx, table: TableRow, rt: TableRuntime, by: str, key: bytes) -
     rnd = rt.cls(rt.rules, boxes, round_id=table.round_no, **options)
     rt.round = rnd
     rt.holders = {b.seat: b.holder for b in boxes}
-    await tx.run(_NEW_ROUND, {"t": table.id, "n": table.round_no, "at": utcnow(), "seq": table.next_seq})
+    await tx.run(repo.NEW_ROUND, {"t": table.id, "n": table.round_no, "at": utcnow(), "seq": table.next_seq})
     opening = list(rnd.events)
     if table.mode == "virtual":  # the shoe deals up to the first decision: logged with the stakes, one write
         opening += step.deal_from_shoe()
     await step.round_events(opening)
-    await tx.run(_DROP_BETS, {"t": table.id})
-    await tx.run(_DROP_WAITING, {"t": table.id})
+    await tx.run(repo.DROP_BETS, {"t": table.id})
+    await tx.run(repo.DROP_WAITING, {"t": table.id})
     hint_snapshot(tx, bets=(), requests=[])  # what the state shows of them now, without reading it
     hint_void(tx, None)
     return step.out
@@ -1502,7 +1393,7 @@ async def request_void(
     _current(table, rt)
     if not isinstance(body, dict) or not isinstance(body.get("reason"), str) or not body["reason"].strip():
         raise BadRequest('a void is {"reason": "…"}', key="err.api.void_reason")
-    row = await tx.one(ROUND_VOID, {"t": table.id, "n": table.round_no})
+    row = await tx.one(repo.ROUND_VOID, {"t": table.id, "n": table.round_no})
     assert row is not None
     asked_by = row.void_requested_by
     if asked_by is not None:  # the second staff member confirms it; nobody replaces it
@@ -1512,7 +1403,7 @@ async def request_void(
             requested_by=asked_by,
         )
     reason = body["reason"].strip()
-    await tx.run(_ASK_VOID, {"t": table.id, "n": table.round_no, "by": caller.name, "reason": reason})
+    await tx.run(repo.ASK_VOID, {"t": table.id, "n": table.round_no, "by": caller.name, "reason": reason})
     hint_void(tx, {"requested_by": caller.name, "reason": reason})
     await note(
         tx,
@@ -1528,7 +1419,7 @@ async def confirm_void(tx: Tx, table: TableRow, rt: TableRuntime, caller: Caller
     """A second staff member (not the one who asked) confirms the void: round_voided, every stake back."""
     caller.need("dealer", "admin")
     rnd = _current(table, rt)
-    row = await tx.one(ROUND_VOID, {"t": table.id, "n": table.round_no})
+    row = await tx.one(repo.ROUND_VOID, {"t": table.id, "n": table.round_no})
     assert row is not None
     asked_by, reason = row
     if asked_by is None or reason is None:
@@ -1589,11 +1480,11 @@ async def _timed_deal(tx: Tx, table: TableRow, rt: TableRuntime, key: bytes) -> 
             else:
                 seat, player = None, exc.params["player"]
             returned = [b for b in raws if b.player == player and seat in (None, b.seat)]
-            user_id = int(await tx.value(_USER_ID, {"name": player}))
+            user_id = int(await tx.value(repo.USER_ID, {"name": player}))
             if seat is None:
-                await tx.run(_DROP_PLAYER_BETS, {"t": table.id, "user": user_id})
+                await tx.run(repo.DROP_PLAYER_BETS, {"t": table.id, "user": user_id})
             else:
-                await tx.run(_DROP_PLAYER_SEAT_BETS, {"t": table.id, "user": user_id, "seat": seat})
+                await tx.run(repo.DROP_PLAYER_SEAT_BETS, {"t": table.id, "user": user_id, "seat": seat})
             tx.info.take(STATE_BEFORE)  # the bets moved: `_raw_bets` reads them anew
             balance, free = await ledger.available(tx, ledger.Player(user_id, str(player)))
             details = {
@@ -1634,7 +1525,7 @@ async def set_deadline(tx: Tx, table: TableRow, rt: TableRuntime) -> None:
             table.deadline_at = now + timedelta(seconds=table.turn_seconds)
             table.deadline_kind = "turn"
     elif table.mode == "virtual" and table.betting_seconds:
-        first = await tx.value(_FIRST_BET_AT, {"t": table.id})
+        first = await tx.value(repo.FIRST_BET_AT, {"t": table.id})
         if first is not None:
             table.deadline_at = first + timedelta(seconds=table.betting_seconds)
             table.deadline_kind = "betting"

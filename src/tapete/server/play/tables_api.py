@@ -36,6 +36,7 @@ from tapete.server.http import (
 )
 from tapete.server.inspection import integrity
 from tapete.server.people.accounts import Caller
+from tapete.server.play import repository as repo
 from tapete.server.play import state, tables
 from tapete.server.play.tables import LIVE_PROCEDURES, TableRow, TableRuntime
 from tapete.server.sql import Tx
@@ -162,7 +163,7 @@ async def post_table(casino: CasinoOf, body: TableBody, caller: Who) -> Response
 async def get_tables(casino: CasinoOf, caller: Who) -> dict[str, Any]:
     """Every table with its game, mode, rules and seats taken."""
     async with casino.store.transaction(write=False, snapshot=True) as tx:
-        rows = [tables.row_of(found) for found in await tx.all(tables.ALL_TABLES)]
+        rows = [tables.row_of(found) for found in await tx.all(repo.ALL_TABLES)]
         return {"tables": [tables.table_json(t, await tables.seats_of(tx, t.id)) for t in rows]}
 
 
@@ -170,7 +171,7 @@ async def get_tables(casino: CasinoOf, caller: Who) -> dict[str, Any]:
 async def get_table(casino: CasinoOf, table_id: Id, caller: Who) -> dict[str, Any]:
     """One table."""
     async with casino.store.transaction(write=False, snapshot=True) as tx:
-        found = await tx.one(tables.TABLE, {"id": table_id})
+        found = await tx.one(repo.TABLE, {"id": table_id})
         if found is None:
             raise NotFound(f"no table {table_id}", key="err.api.no_table", table=table_id)
         return tables.table_json(tables.row_of(found), await tables.seats_of(tx, table_id))

@@ -1,0 +1,63 @@
+"""The inspector's and integrity's SQL beside the ORM: checkpoints, the ledger's and the chains' checks,
+frozen accounts and their reopening, the significant-event journal; written once for both databases
+(`sql.q`). The services (`integrity`, `integrity_api`, `journal`) hold the rules."""
+
+from __future__ import annotations
+
+from tapete.server.play import repository as play
+from tapete.server.sql import q
+
+# -- checkpoints and the checks of chains and ledger (`integrity`)
+RANGE = q(f"SELECT {play.RECORD_COLUMNS} FROM events WHERE table_id = :t AND seq >= :s ORDER BY seq LIMIT :n")
+CHECKPOINTS = q(
+    "SELECT kind, seq, hash, sig FROM checkpoints WHERE table_id = :t AND kind IN ('table', 'legacy')"
+    " ORDER BY seq DESC"
+)
+LEDGER_CHECKPOINTS = q(
+    "SELECT kind, seq, hash, sig FROM checkpoints WHERE table_id IS NULL"
+    " AND kind IN ('ledger', 'legacy_ledger') ORDER BY seq DESC"
+)
+SIGNED_ANY = q("SELECT COUNT(*) AS signed FROM checkpoints WHERE sig IS NOT NULL")
+UNSIGNED_LEGACY = q(
+    "SELECT id, kind, table_id, seq, hash FROM checkpoints"
+    " WHERE sig IS NULL AND kind IN ('legacy', 'legacy_ledger')"
+)
+SIGN_CHECKPOINT = q("UPDATE checkpoints SET sig = :sig WHERE id = :id")
+NEW_CHECKPOINT = q(
+    'INSERT INTO checkpoints (kind, table_id, seq, hash, "at", sig)'
+    " VALUES (:kind, :t, :seq, :hash, :at, :sig)"
+)
+BALANCES = q(
+    "SELECT a.id, a.name, a.balance, a.frozen, (SELECT e.balance_after FROM ledger_entries e"
+    " WHERE e.account_id = a.id ORDER BY e.id DESC LIMIT 1) AS last_balance FROM accounts a ORDER BY a.id"
+)
+ENTRIES_AFTER = q(
+    "SELECT e.id, e.txn, e.account_id, e.amount, e.balance_after, e.kind, e.table_id, e.round_no, e.player,"
+    ' e.spot, e.seq, e.actor, e."at", e.sig, (SELECT p.balance_after FROM ledger_entries p'
+    " WHERE p.account_id = e.account_id AND p.id < e.id ORDER BY p.id DESC LIMIT 1) AS before,"
+    " a.checked_to"
+    " FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
+    " WHERE e.id > :after ORDER BY e.id LIMIT :n",
+)
+FREEZE = q("UPDATE accounts SET frozen = :why WHERE id = :id AND frozen IS NULL RETURNING id")
+ACCOUNT_NAME = q("SELECT name FROM accounts WHERE id = :id")
+TABLE_HEADS = q("SELECT id, next_seq FROM tables ORDER BY id")
+MAX_ENTRY = q("SELECT MAX(id) AS last FROM ledger_entries")
+
+
+# -- frozen accounts and their reopening (`integrity_api`)
+FROZEN = q("SELECT id, name, kind, balance, frozen FROM accounts WHERE frozen IS NOT NULL ORDER BY id")
+ACCOUNT = q("SELECT id, name, balance, frozen FROM accounts WHERE name = :name {lock}")
+LAST_ENTRY = q("SELECT id, balance_after FROM ledger_entries WHERE account_id = :id ORDER BY id DESC LIMIT 1")
+REOPEN = q("UPDATE accounts SET frozen = NULL, balance = :balance, checked_to = :to WHERE id = :id")
+
+
+# -- the significant-event journal and a table's holders (`journal`)
+NOTE = q(
+    'INSERT INTO significant_events ("at", kind, actor, table_id, details)'
+    " VALUES (:at, :kind, :actor, :table_id, :details)"
+)
+SEATS = q(
+    "SELECT s.seat, u.name FROM seats s JOIN users u ON u.id = s.user_id"
+    " WHERE s.table_id = :t ORDER BY s.seat"
+)
