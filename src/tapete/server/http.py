@@ -31,6 +31,10 @@ from tapete.server.app import Casino, Idem, Replay
 from tapete.server.errors import error_body, language, status_of
 from tapete.server.people.accounts import Caller
 from tapete.server.play import state
+from tapete.server.play.snapshot import Snapshot
+from tapete.server.play.table_row import TableRow
+from tapete.server.play.tables import TableRuntime
+from tapete.server.sql import Tx
 
 #: the largest id or number a path or query may name: what the database's integer columns hold
 MAX_ID = 2**31 - 1
@@ -200,20 +204,53 @@ IdemKey = Annotated[Idem | None, Depends(idem_of)]
 CasinoOf = Annotated[Casino, Depends(casino_of)]
 
 
+#: an answer's status: one for every answer, or one read from the answer (a bet's 202 when it waits)
+Status = int | Callable[[Any], int]
+
+
 async def guarded(
-    casino: Casino, caller: Caller, idem: Idem | None, run: Callable[[], Awaitable[Any]], status: int = 200
+    casino: Casino, caller: Caller, idem: Idem | None, run: Callable[[], Awaitable[Any]], status: Status = 200
 ) -> Response:
     """Run a change sent with an Idempotency-Key: answered again with its first answer when the key was
     seen before (a creation kept as 200 is `status` again), a refusal remembered under the key."""
+    of = status if callable(status) else (lambda _: status)
     try:
         result = await run()
     except Replay as replay:
-        return FastJSON(replay.body, status_code=status if replay.status == 200 else replay.status)
+        return FastJSON(replay.body, status_code=of(replay.body) if replay.status == 200 else replay.status)
     except TapeteError as exc:
         if idem is not None:
             await casino.remember_refusal(caller, idem, status_of(exc), error_body(exc, idem.lang))
         raise
-    return FastJSON(result, status_code=status)
+    return FastJSON(result, status_code=of(result))
+
+
+async def run_change(
+    casino: Casino,
+    caller: Caller,
+    idem: Idem | None,
+    fn: Callable[[Tx], Awaitable[Any]],
+    status: Status = 200,
+) -> Response:
+    """A change that is not a table's step (the cashier, a claim), in one transaction (`Casino.run_tx`)
+    under the request's Idempotency-Key (`guarded`)."""
+    return await guarded(casino, caller, idem, lambda: casino.run_tx(fn, caller=caller, idem=idem), status)
+
+
+async def run_step(
+    casino: Casino,
+    caller: Caller,
+    idem: Idem | None,
+    table_id: int,
+    fn: Callable[[Tx, TableRow, TableRuntime], Awaitable[Any]],
+    status: Status = 200,
+    then: Callable[[Tx, TableRuntime, Any, Snapshot], Awaitable[Any]] | None = None,
+) -> Response:
+    """A step of one table (`Casino.mutate`: its lock, its transaction, its push) under the request's
+    Idempotency-Key (`guarded`); `then` makes the answer from the step's result and its snapshot."""
+    return await guarded(
+        casino, caller, idem, lambda: casino.mutate(table_id, fn, caller=caller, idem=idem, then=then), status
+    )
 
 
 #: a table step's handler: (casino, table id, parsed body or None, caller, Idempotency-Key) -> answer

@@ -14,7 +14,7 @@ from tapete.server.app import Casino, Idem
 from tapete.server.cashier import ledger
 from tapete.server.cashier import repository as repo
 from tapete.server.errors import NotFound
-from tapete.server.http import Body, CashierAmount, CasinoOf, IdemKey, PathName, Who, guarded, text
+from tapete.server.http import Body, CashierAmount, CasinoOf, IdemKey, PathName, Who, run_change, text
 from tapete.server.people.accounts import Caller
 from tapete.server.play import tables
 from tapete.server.sql import Tx
@@ -50,7 +50,7 @@ async def _cashier(
         )
         return {"player": player.name, "balance": balance}
 
-    return await guarded(casino, caller, idem, lambda: casino.run_tx(run, caller=caller, idem=idem))
+    return await run_change(casino, caller, idem, run)
 
 
 @router.post("/api/cashier/buy-in", tags=["cashier"])

@@ -11,7 +11,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field, StrictStr
 
 from tapete.server.errors import NotFound
-from tapete.server.http import NOT_BLANK, Body, BodyId, CasinoOf, IdemKey, Who, guarded, storable
+from tapete.server.http import NOT_BLANK, Body, BodyId, CasinoOf, IdemKey, Who, run_change, run_step, storable
 from tapete.server.inspection import inspector
 from tapete.server.models import CasinoTable, iso
 from tapete.server.play import repository as repo
@@ -78,9 +78,7 @@ async def post_deck_change_request(
     async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
         return await ask_deck_change(tx, table, caller, reason)
 
-    return await guarded(
-        casino, caller, idem, lambda: casino.mutate(table_id, run, caller=caller, idem=idem), 201
-    )
+    return await run_step(casino, caller, idem, table_id, run, 201)
 
 
 @router.get("/api/deck-change-requests", tags=["inspector"])
@@ -115,14 +113,8 @@ async def post_claim(casino: CasinoOf, body: ClaimBody, caller: Who, idem: IdemK
     """A player's claim about a round he bet in: ``{"id", "status": "open"}``."""
     caller.need("player")
     text = storable(body.text)
-    return await guarded(
-        casino,
-        caller,
-        idem,
-        lambda: casino.run_tx(
-            lambda tx: file_claim(tx, caller, body.table, body.round, text), caller=caller, idem=idem
-        ),
-        201,
+    return await run_change(
+        casino, caller, idem, lambda tx: file_claim(tx, caller, body.table, body.round, text), 201
     )
 
 
@@ -163,12 +155,6 @@ async def post_resolution(
     """The inspector resolves a claim: ``{"outcome": "upheld" | "rejected", "text"}`` → the claim."""
     caller.need("inspector")
     text = storable(body.text)
-    return await guarded(
-        casino,
-        caller,
-        idem,
-        lambda: casino.run_tx(
-            lambda tx: resolve_claim(tx, caller, claim_id, body.outcome, text), caller=caller, idem=idem
-        ),
-        200,
+    return await run_change(
+        casino, caller, idem, lambda tx: resolve_claim(tx, caller, claim_id, body.outcome, text)
     )

@@ -12,10 +12,10 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 from pydantic import ConfigDict, Field, StrictBool, StrictStr
 
-from tapete.errors import BadRequest, TapeteError
+from tapete.errors import BadRequest
 from tapete.games import GAMES
-from tapete.server.app import Casino, Idem, Replay
-from tapete.server.errors import Conflict, NotFound, error_body, status_of
+from tapete.server.app import Casino, Idem
+from tapete.server.errors import Conflict, NotFound
 from tapete.server.http import (
     NO_NUL,
     NOT_BLANK,
@@ -31,7 +31,7 @@ from tapete.server.http import (
     Lane,
     Text,
     Who,
-    guarded,
+    run_step,
     text,
 )
 from tapete.server.inspection import integrity
@@ -227,13 +227,7 @@ async def play(
             return state.Rendered(state.state_json(snap, rt, caller, me))
         return result
 
-    return await guarded(
-        casino,
-        caller,
-        idem,
-        lambda: casino.mutate(table_id, fn, caller=caller, idem=idem, then=answer),
-        status,
-    )
+    return await run_step(casino, caller, idem, table_id, fn, status, then=answer)
 
 
 @router.post("/api/tables/{table_id}/seats", tags=["play"])
@@ -264,27 +258,20 @@ async def delete_seat(casino: CasinoOf, table_id: Id, seat: Id, caller: Who) -> 
 async def bet_step(
     casino: Casino, table_id: int, body: BetBody, caller: Caller, idem: Idem | None
 ) -> Response:
-    holder_status: dict[str, int] = {}
 
     async def run(tx: Tx, table: TableRow, rt: TableRuntime) -> dict[str, Any]:
         await casino.protection.check_bet(tx, caller, body.amount)
-        out = await tables.place_bet(tx, table, rt, caller, body.seat, body.spot, body.amount)
-        holder_status["status"] = 202 if out.get("status") == "waiting" else 200  # its id comes after
-        return out
+        return await tables.place_bet(tx, table, rt, caller, body.seat, body.spot, body.amount)
 
-    try:
-        if idem is None:  # taken with the other bets waiting for the table (`Casino.place_bet`)
-            result = await casino.place_bet(table_id, caller, body.seat, body.spot, body.amount)
-            holder_status["status"] = 202 if "request" in result else 200
-        else:  # its answer is kept under its key, with its own transaction
-            result = await casino.mutate(table_id, run, caller=caller, idem=idem)
-    except Replay as replay:
-        return FastJSON(replay.body, status_code=202 if "request" in (replay.body or {}) else replay.status)
-    except TapeteError as exc:
-        if idem is not None:
-            await casino.remember_refusal(caller, idem, status_of(exc), error_body(exc, idem.lang))
-        raise
-    return FastJSON(result, status_code=holder_status.get("status", 200))
+    if idem is None:  # taken with the other bets waiting for the table (`Casino.place_bet`)
+        result = await casino.place_bet(table_id, caller, body.seat, body.spot, body.amount)
+        return FastJSON(result, status_code=_bet_status(result))
+    return await run_step(casino, caller, idem, table_id, run, _bet_status)  # its own transaction
+
+
+def _bet_status(answer: Any) -> int:
+    """A bet's answer is 200; a back-bet request that waits for the box's holder is 202."""
+    return 202 if isinstance(answer, dict) and "request" in answer else 200
 
 
 @router.post(
