@@ -14,14 +14,14 @@ import contextlib
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError, WebSocketRequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Match
@@ -106,7 +106,14 @@ class StepRoute(BaseRoute):
 server_router = APIRouter()
 
 
-@server_router.get("/api/health", tags=["server"])
+class Health(BaseModel):
+    """`GET /api/health`: the process answers, and its version."""
+
+    ok: Literal[True]
+    version: str
+
+
+@server_router.get("/api/health", tags=["server"], responses={200: {"model": Health}})
 async def get_health(casino: CasinoOf) -> dict[str, Any]:
     """``{"ok": true, "version"}`` once the server takes requests."""
     return await health(casino)

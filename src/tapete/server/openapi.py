@@ -1,12 +1,15 @@
 """The OpenAPI document the server serves, completed where FastAPI's own falls short of server.md: the
 Bearer token, the refusals every operation may answer (server.md's error body, not FastAPI's 422
-validation shape, which the server never sends), the shapes of the answers server.md names, and the
-WebSocket, which OpenAPI has no operation for (described in `info` and in `x-websockets`)."""
+validation shape, which the server never sends), the answers that are not JSON, and the WebSocket,
+which OpenAPI has no operation for (described in `info` and in `x-websockets`). The answers' shapes are
+the endpoints' own response models (each endpoint module's), which FastAPI writes into the document."""
 
 from __future__ import annotations
 
 import copy
 from typing import Any
+
+from tapete.server.live.push_api import StatePush
 
 #: the operations that need no token
 OPEN = {("get", "/api/health"), ("post", "/api/login"), ("get", "/api/i18n/{lang}")}
@@ -58,177 +61,6 @@ REFUSALS: dict[int, str] = {
     422: "the engine's refusals (invalid_rules, bad_bet, bad_cards, illegal_action) and insufficient_funds",
 }
 
-_NULLABLE_INT = {"type": ["integer", "null"]}
-
-TABLE: dict[str, Any] = {
-    "type": "object",
-    "required": ["id", "name", "game", "mode", "rules", "seats_taken"],
-    "properties": {
-        "id": {"type": "integer"},
-        "name": {"type": "string"},
-        "game": {"type": "string", "enum": ["blackjack", "punto_y_banca", "showdown_poker", "majestic_21"]},
-        "mode": {"type": "string", "enum": ["virtual", "live"]},
-        "rules": {"type": "object"},
-        "status": {"type": "string"},
-        "seats_taken": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["seat", "holder"],
-                "properties": {"seat": {"type": "integer"}, "holder": {"type": "string"}},
-            },
-        },
-    },
-}
-
-STATE: dict[str, Any] = {
-    "type": "object",
-    "description": "The caller's view of a table (server.md): never a card the table has not shown him.",
-    "required": ["table", "phase", "round", "pending", "view", "seats", "seq"],
-    "properties": {
-        "table": {
-            "type": "object",
-            "required": ["id", "game", "mode", "rules"],
-            "properties": {
-                "id": {"type": "integer"},
-                "game": {"type": "string"},
-                "mode": {"type": "string"},
-                "rules": {"type": "object"},
-            },
-        },
-        "phase": {"type": "string", "enum": ["betting", "playing"]},
-        "round": _NULLABLE_INT,
-        "pending": {
-            "description": "what the table waits for: {kind: card} at a live table, {kind: decision, seat, "
-            "hand, legal, max_amount?, deadline?}, or null between rounds",
-            "oneOf": [
-                {"type": "null"},
-                {
-                    "type": "object",
-                    "required": ["kind"],
-                    "properties": {"kind": {"type": "string", "enum": ["card", "decision"]}},
-                },
-            ],
-        },
-        "view": {"type": "object", "description": "the engine's view for this caller"},
-        "seats": {"type": "array", "items": {"type": "object"}},
-        "seq": {"type": "integer", "description": "the table's version: every change moves it"},
-    },
-}
-
-PUSH: dict[str, Any] = {
-    "type": "object",
-    "description": "A WebSocket message: the caller's state after every committed change.",
-    "required": ["type", "seq", "state"],
-    "properties": {
-        "type": {"const": "state"},
-        "seq": {"type": "integer"},
-        "state": {"$ref": "#/components/schemas/State"},
-    },
-}
-
-
-def _obj(*required: str, **properties: Any) -> dict[str, Any]:
-    return {"type": "object", "required": list(required), "properties": properties}
-
-
-_INT, _STR, _BOOL = {"type": "integer"}, {"type": "string"}, {"type": "boolean"}
-_LIST = {"type": "array"}
-_STATE_REF = {"$ref": "#/components/schemas/State"}
-
-#: the answers server.md names, by operation and status
-ANSWERS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
-    ("get", "/api/health"): {"200": _obj("ok", "version", ok={"const": True}, version=_STR)},
-    ("post", "/api/login"): {
-        "200": _obj("token", "user", token=_STR, user=_obj("name", "role", name=_STR, role=_STR))
-    },
-    ("post", "/api/logout"): {"200": {"type": "object"}},
-    ("get", "/api/me"): {
-        "200": _obj(
-            "name",
-            "role",
-            name=_STR,
-            role=_STR,
-            balance=_INT,
-            # player protection (server.md): a player's session and his limits (docs/protection.md)
-            session=_obj(
-                "started_at", "previous_login", "wagered", "net", started_at=_STR, wagered=_INT, net=_INT
-            ),
-            limits={"$ref": "#/components/schemas/LimitsOut"},
-        )
-    },
-    ("post", "/api/users"): {"201": _obj("name", "role", name=_STR, role=_STR)},
-    ("post", "/api/cashier/buy-in"): {"200": _obj("player", "balance", player=_STR, balance=_INT)},
-    ("post", "/api/cashier/cash-out"): {"200": _obj("player", "balance", player=_STR, balance=_INT)},
-    ("post", "/api/tables"): {"201": {"$ref": "#/components/schemas/Table"}},
-    ("get", "/api/tables"): {
-        "200": _obj("tables", tables={"type": "array", "items": {"$ref": "#/components/schemas/Table"}})
-    },
-    ("get", "/api/tables/{table_id}"): {"200": {"$ref": "#/components/schemas/Table"}},
-    ("post", "/api/tables/{table_id}/bets"): {
-        "200": _obj("status", status={"const": "placed"}, seat=_INT, spot=_STR, amount=_INT),
-        "202": _obj("request", "status", request=_INT, status={"const": "waiting"}),
-    },
-    ("post", "/api/tables/{table_id}/deal"): {"200": _STATE_REF},
-    ("post", "/api/tables/{table_id}/actions"): {"200": _STATE_REF},
-    ("post", "/api/tables/{table_id}/cards"): {"200": _STATE_REF},
-    ("post", "/api/tables/{table_id}/procedures"): {"200": _STATE_REF},
-    ("get", "/api/tables/{table_id}/state"): {"200": _STATE_REF},
-    ("get", "/api/tables/{table_id}/rounds"): {
-        "200": _obj(
-            "rounds", rounds={"type": "array", "items": _obj("round", "status", round=_INT, status=_STR)}
-        )
-    },
-    ("get", "/api/tables/{table_id}/rounds/{n}"): {
-        "200": _obj(
-            "round",
-            "status",
-            "cards",
-            "decisions",
-            "ledger",
-            "procedures",
-            "events",
-            round=_INT,
-            status={"type": "string", "enum": ["in_progress", "finished", "voided"]},
-            cards=_LIST,
-            decisions=_LIST,
-            ledger={
-                "type": "array",
-                "items": _obj("id", "account", "amount", id=_INT, account=_STR, amount=_INT),
-            },
-            procedures=_LIST,
-            events=_LIST,
-        )
-    },
-    ("get", "/api/tables/{table_id}/verify"): {
-        "200": _obj("ok", "records", ok=_BOOL, records=_INT, first_bad=_INT, reason=_STR)
-    },
-    ("get", "/api/reports/tables"): {
-        "200": _obj(
-            "tables",
-            tables={
-                "type": "array",
-                "items": _obj(
-                    "table",
-                    "name",
-                    "game",
-                    "rounds",
-                    "drop",
-                    "win",
-                    "hold_percent",
-                    table=_INT,
-                    name=_STR,
-                    game=_STR,
-                    rounds=_INT,
-                    drop=_INT,
-                    win=_INT,
-                    hold_percent={"type": ["number", "null"]},
-                ),
-            },
-        )
-    },
-}
-
 #: answers that are not JSON: their media type instead of it, or beside it
 INSTEAD_OF_JSON: dict[tuple[str, str], dict[str, Any]] = {
     ("get", "/api/tables/{table_id}/log"): {
@@ -264,7 +96,11 @@ def shape(doc: dict[str, Any]) -> dict[str, Any]:
     schemas = components.setdefault("schemas", {})
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)
-    schemas.update({"Error": ERROR, "State": STATE, "StatePush": PUSH, "Table": TABLE})
+    schemas["Error"] = ERROR
+    push = StatePush.model_json_schema(ref_template="#/components/schemas/{model}")
+    for name, schema in push.pop("$defs", {}).items():  # State and its parts, as the answers name them
+        schemas.setdefault(name, schema)
+    schemas["StatePush"] = push
     components["securitySchemes"] = {
         "bearer": {
             "type": "http",
@@ -279,9 +115,6 @@ def shape(doc: dict[str, Any]) -> dict[str, Any]:
             responses.pop("422", None)
             if (method, path) not in OPEN:
                 op["security"] = [{"bearer": []}]
-            for status, schema in ANSWERS.get((method, path), {}).items():
-                answer = responses.setdefault(status, {"description": "the answer"})
-                answer["content"] = {"application/json": {"schema": schema}}
             if (method, path) in INSTEAD_OF_JSON:
                 responses["200"]["content"] = INSTEAD_OF_JSON[(method, path)]
             if (method, path) in BESIDE_JSON:

@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import Response
-from pydantic import StrictStr
+from pydantic import BaseModel, StrictStr
 
 from tapete.errors import BadRequest
 from tapete.server.app import Casino, Idem
@@ -53,13 +53,20 @@ async def _cashier(
     return await run_change(casino, caller, idem, run)
 
 
-@router.post("/api/cashier/buy-in", tags=["cashier"])
+class Balance(BaseModel):
+    """A cashier's operation done: the player and his balance after it."""
+
+    player: str
+    balance: int
+
+
+@router.post("/api/cashier/buy-in", tags=["cashier"], responses={200: {"model": Balance}})
 async def post_buy_in(casino: CasinoOf, body: CashierBody, caller: Who, idem: IdemKey) -> Response:
     """Chips for a player's cash (cashier, admin)."""
     return await _cashier(casino, caller, idem, body, out=False)
 
 
-@router.post("/api/cashier/cash-out", tags=["cashier"])
+@router.post("/api/cashier/cash-out", tags=["cashier"], responses={200: {"model": Balance}})
 async def post_cash_out(casino: CasinoOf, body: CashierBody, caller: Who, idem: IdemKey) -> Response:
     """A player's chips back to cash (never the chips on his bets)."""
     return await _cashier(casino, caller, idem, body, out=True)

@@ -5,10 +5,12 @@ the report per table and period, the significant events (server.md, Inspector). 
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse, Response
+from pydantic import BaseModel
+from pydantic.json_schema import SkipJsonSchema
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import BadRequest
@@ -28,7 +30,69 @@ async def _table(db: AsyncSession, table_id: int) -> CasinoTable:
     return table
 
 
-@router.get("/api/tables/{table_id}/rounds", tags=["inspector"])
+# -- the answers (their schemas in the OpenAPI document)
+class RoundLine(BaseModel):
+    """One of a table's rounds."""
+
+    round: int
+    status: str
+
+
+class Rounds(BaseModel):
+    """A table's rounds."""
+
+    rounds: list[RoundLine]
+
+
+class LedgerLine(BaseModel):
+    """A ledger entry of a round."""
+
+    id: int
+    account: str
+    amount: int
+
+
+class Recall(BaseModel):
+    """A round recalled: its cards in deal order, decisions with times, procedures, every ledger entry
+    and its events."""
+
+    round: int
+    status: Literal["in_progress", "finished", "voided"]
+    cards: list[Any]
+    decisions: list[Any]
+    ledger: list[LedgerLine]
+    procedures: list[Any]
+    events: list[Any]
+
+
+class Verified(BaseModel):
+    """A table's chain checked: whether it holds, how many records, the first bad one and why."""
+
+    ok: bool
+    records: int
+    first_bad: int | SkipJsonSchema[None] = None
+    reason: str | SkipJsonSchema[None] = None
+
+
+class ReportLine(BaseModel):
+    """A table's figures over the report's days."""
+
+    table: int
+    name: str
+    game: str
+    rounds: int
+    drop: int
+    win: int
+    hold_percent: float | None
+
+
+class Report(BaseModel):
+    """Every table's figures."""
+
+    tables: list[ReportLine]
+
+
+@router.get("/api/tables/{table_id}/rounds", tags=["inspector"], responses={200: {"model": Rounds}})
 async def get_rounds(casino: CasinoOf, table_id: Id, caller: Who) -> dict[str, Any]:
     """The table's rounds: number, status, times (inspector, admin)."""
     caller.need("inspector", "admin")
@@ -37,7 +101,7 @@ async def get_rounds(casino: CasinoOf, table_id: Id, caller: Who) -> dict[str, A
         return {"table": table_id, "rounds": await inspector.rounds(db, table_id)}
 
 
-@router.get("/api/tables/{table_id}/rounds/{n}", tags=["inspector"])
+@router.get("/api/tables/{table_id}/rounds/{n}", tags=["inspector"], responses={200: {"model": Recall}})
 async def get_round(casino: CasinoOf, table_id: Id, n: Id, caller: Who) -> dict[str, Any]:
     """Recall of a round: cards in deal order, decisions with times, procedures, every ledger entry."""
     caller.need("inspector", "admin")
@@ -45,7 +109,7 @@ async def get_round(casino: CasinoOf, table_id: Id, n: Id, caller: Who) -> dict[
         return await inspector.recall(db, await _table(db, table_id), n, role=caller.role)
 
 
-@router.get("/api/tables/{table_id}/verify", tags=["inspector"])
+@router.get("/api/tables/{table_id}/verify", tags=["inspector"], responses={200: {"model": Verified}})
 async def get_verify(casino: CasinoOf, table_id: Id, caller: Who) -> dict[str, Any]:
     """Check the table's hash chain in the database; name the first bad record."""
     caller.need("inspector", "admin")
@@ -71,7 +135,7 @@ async def get_log(casino: CasinoOf, table_id: Id, caller: Who) -> PlainTextRespo
         return PlainTextResponse("\n".join(lines) + ("\n" if lines else ""), media_type="application/jsonl")
 
 
-@router.get("/api/reports/tables", tags=["inspector"])
+@router.get("/api/reports/tables", tags=["inspector"], responses={200: {"model": Report}})
 async def get_report(
     casino: CasinoOf,
     caller: Who,

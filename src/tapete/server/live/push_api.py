@@ -7,12 +7,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from typing import Literal
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from pydantic import BaseModel
 
 from tapete.errors import TapeteError
 from tapete.server.errors import error_body, language, status_of
 from tapete.server.http import CasinoOf, FastJSON, Id
+from tapete.server.play.tables_api import State
+
+
+class StatePush(BaseModel):
+    """A WebSocket message: the caller's state after every committed change (its schema in the OpenAPI
+    document's ``x-websockets``)."""
+
+    type: Literal["state"]
+    seq: int
+    state: State
+
 
 router = APIRouter()
 

@@ -9,7 +9,8 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from pydantic import Field, StrictBool, StrictStr
+from pydantic import BaseModel, Field, StrictBool, StrictStr
+from pydantic.json_schema import SkipJsonSchema
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -30,6 +31,7 @@ from tapete.server.http import (
 from tapete.server.inspection import inspector
 from tapete.server.models import ROLES, SignificantEvent, User
 from tapete.server.people import accounts, protection
+from tapete.server.people.protection_api import LimitsOut
 
 router = APIRouter()
 
@@ -74,7 +76,56 @@ class UserChange(Body):
     )
 
 
-@router.post("/api/login", tags=["people"], responses={429: {"description": "rate_limited"}})
+class LoginUser(BaseModel):
+    """Who logged in."""
+
+    name: str
+    role: str
+
+
+class LoginAnswer(BaseModel):
+    """`POST /api/login`: the token to send as ``Authorization: Bearer``, and who it is."""
+
+    token: str
+    user: LoginUser
+
+
+class Nothing(BaseModel):
+    """An answer with nothing to say (``{}``)."""
+
+
+class MeSession(BaseModel):
+    """A player's session (player protection): when it began, his previous login, what he wagered
+    and his net in it."""
+
+    started_at: str
+    previous_login: str | None
+    wagered: int
+    net: int
+
+
+class Me(BaseModel):
+    """`GET /api/me`: who I am; a player's balance, session and limits too."""
+
+    name: str
+    role: str
+    balance: int | SkipJsonSchema[None] = None
+    session: MeSession | SkipJsonSchema[None] = None
+    limits: LimitsOut | SkipJsonSchema[None] = None
+
+
+class UserMade(BaseModel):
+    """`POST /api/users`: the user made."""
+
+    name: str
+    role: str
+
+
+@router.post(
+    "/api/login",
+    tags=["people"],
+    responses={200: {"model": LoginAnswer}, 429: {"description": "rate_limited"}},
+)
 async def post_login(casino: CasinoOf, body: LoginBody, request: Request) -> Response:
     """A token for `username`, whatever its case (rate_limited, with Retry-After, after repeated
     failures from the address or for the name). A failed login answers the same whether the name
@@ -100,7 +151,7 @@ async def post_login(casino: CasinoOf, body: LoginBody, request: Request) -> Res
         raise
 
 
-@router.post("/api/logout", tags=["people"])
+@router.post("/api/logout", tags=["people"], responses={200: {"model": Nothing}})
 async def post_logout(casino: CasinoOf, caller: Who, request: Request) -> dict[str, Any]:
     """End this session: its token stops working."""
     await casino.run(lambda db: accounts.logout(db, casino.settings, caller, _address(request)))
@@ -108,7 +159,7 @@ async def post_logout(casino: CasinoOf, caller: Who, request: Request) -> dict[s
     return {}
 
 
-@router.get("/api/me", tags=["people"])
+@router.get("/api/me", tags=["people"], responses={200: {"model": Me}})
 async def get_me(casino: CasinoOf, caller: Who) -> dict[str, Any]:
     """Who I am: name, role, balance (players: also what is free to bet), the previous login."""
     async with casino.db() as db:
@@ -140,7 +191,7 @@ async def get_my_rounds(casino: CasinoOf, caller: Who) -> dict[str, Any]:
 
 
 # -- users ----------------------------------------------------------------------------------------
-@router.post("/api/users", tags=["people"], status_code=201)
+@router.post("/api/users", tags=["people"], status_code=201, responses={201: {"model": UserMade}})
 async def post_user(casino: CasinoOf, body: UserBody, caller: Who) -> Response:
     """A new user with one role (admin)."""
     caller.need("admin")

@@ -6,11 +6,12 @@ Tables; Bets, back-bets and the round; Live tables). Thin: each checks who calls
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter
 from fastapi.responses import Response
-from pydantic import ConfigDict, Field, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from pydantic.json_schema import SkipJsonSchema
 
 from tapete.errors import BadRequest
 from tapete.games import GAMES
@@ -145,7 +146,83 @@ class VoidBody(Body):
     reason: StrictStr = text(pattern=NOT_BLANK)
 
 
-@router.post("/api/tables", tags=["tables"], status_code=201)
+# -- the answers (their schemas in the OpenAPI document; the answers themselves are made by the steps)
+class SeatTaken(BaseModel):
+    """A taken box and its holder."""
+
+    seat: int
+    holder: str
+
+
+class Table(BaseModel):
+    """A table: its game, mode, settings and taken boxes."""
+
+    id: int
+    name: str
+    game: Literal["blackjack", "punto_y_banca", "showdown_poker", "majestic_21"]
+    mode: Literal["virtual", "live"]
+    rules: dict[str, Any]
+    status: str | SkipJsonSchema[None] = None
+    seats_taken: list[SeatTaken]
+
+
+class Tables(BaseModel):
+    """Every table."""
+
+    tables: list[Table]
+
+
+class StateTable(BaseModel):
+    """The table a state is of."""
+
+    id: int
+    game: str
+    mode: str
+    rules: dict[str, Any]
+
+
+class Pending(BaseModel):
+    """What the table waits for: ``{kind: card}`` at a live table, or ``{kind: decision, seat, hand,
+    legal, max_amount?, deadline?}``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    kind: Literal["card", "decision"]
+
+
+class State(BaseModel):
+    """The caller's view of a table (server.md): never a card the table has not shown him."""
+
+    table: StateTable
+    phase: Literal["betting", "playing"]
+    round: int | None
+    pending: Pending | None = Field(description="what the table waits for; null between rounds")
+    view: dict[str, Any] = Field(description="the engine's view for this caller")
+    seats: list[dict[str, Any]]
+    seq: int = Field(description="the table's version: every change moves it")
+
+
+class BetPlaced(BaseModel):
+    """A bet placed on the caller's own box."""
+
+    status: Literal["placed"]
+    seat: int | SkipJsonSchema[None] = None
+    spot: str | SkipJsonSchema[None] = None
+    amount: int | SkipJsonSchema[None] = None
+
+
+class BetWaiting(BaseModel):
+    """A back-bet request: it waits for the box's holder."""
+
+    request: int
+    status: Literal["waiting"]
+
+
+#: the answer of a step that moves a table: the caller's state after it
+STATE_ANSWER: dict[int | str, dict[str, Any]] = {200: {"model": State}}
+
+
+@router.post("/api/tables", tags=["tables"], status_code=201, responses={201: {"model": Table}})
 async def post_table(casino: CasinoOf, body: TableBody, caller: Who) -> Response:
     """Open a table from a game, a mode and its settings, checked by the engine's rules (admin)."""
     caller.need("admin")
@@ -159,7 +236,7 @@ async def post_table(casino: CasinoOf, body: TableBody, caller: Who) -> Response
     return FastJSON(await casino.run_tx(run), status_code=201)
 
 
-@router.get("/api/tables", tags=["tables"])
+@router.get("/api/tables", tags=["tables"], responses={200: {"model": Tables}})
 async def get_tables(casino: CasinoOf, caller: Who) -> dict[str, Any]:
     """Every table with its game, mode, rules and seats taken."""
     async with casino.store.transaction(write=False, snapshot=True) as tx:
@@ -167,7 +244,7 @@ async def get_tables(casino: CasinoOf, caller: Who) -> dict[str, Any]:
         return {"tables": [tables.table_json(t, await tables.seats_of(tx, t.id)) for t in rows]}
 
 
-@router.get("/api/tables/{table_id}", tags=["tables"])
+@router.get("/api/tables/{table_id}", tags=["tables"], responses={200: {"model": Table}})
 async def get_table(casino: CasinoOf, table_id: Id, caller: Who) -> dict[str, Any]:
     """One table."""
     async with casino.store.transaction(write=False, snapshot=True) as tx:
@@ -205,7 +282,7 @@ async def patch_table(casino: CasinoOf, table_id: Id, body: TableChange, caller:
     return changed
 
 
-@router.get("/api/tables/{table_id}/state", tags=["play"])
+@router.get("/api/tables/{table_id}/state", tags=["play"], responses=STATE_ANSWER)
 async def get_state(casino: CasinoOf, table_id: Id, caller: Who) -> dict[str, Any]:
     """The caller's view of the table (server.md): never a card the table has not shown him."""
     return await casino.state_for(table_id, caller)
@@ -277,7 +354,10 @@ def _bet_status(answer: Any) -> int:
 @router.post(
     "/api/tables/{table_id}/bets",
     tags=["play"],
-    responses={202: {"description": "a back-bet request waits"}},
+    responses={
+        200: {"model": BetPlaced},
+        202: {"model": BetWaiting, "description": "a back-bet request waits"},
+    },
 )
 async def post_bet(casino: CasinoOf, table_id: Id, body: BetBody, caller: Who, idem: IdemKey) -> Response:
     """A bet for the next round; on another's box, a back-bet request (202) that waits for him."""
@@ -328,7 +408,7 @@ async def deal_step(
     )
 
 
-@router.post("/api/tables/{table_id}/deal", tags=["play"])
+@router.post("/api/tables/{table_id}/deal", tags=["play"], responses=STATE_ANSWER)
 async def post_deal(casino: CasinoOf, table_id: Id, caller: Who, idem: IdemKey) -> Response:
     """Close the bets ("no va más") and start the round (dealer, admin)."""
     return await deal_step(casino, table_id, None, caller, idem)
@@ -344,7 +424,7 @@ async def action_step(
     )
 
 
-@router.post("/api/tables/{table_id}/actions", tags=["play"])
+@router.post("/api/tables/{table_id}/actions", tags=["play"], responses=STATE_ANSWER)
 async def post_action(
     casino: CasinoOf, table_id: Id, body: ActionBody, caller: Who, idem: IdemKey
 ) -> Response:
@@ -362,13 +442,13 @@ async def card_step(
     )
 
 
-@router.post("/api/tables/{table_id}/cards", tags=["live"])
+@router.post("/api/tables/{table_id}/cards", tags=["live"], responses=STATE_ANSWER)
 async def post_card(casino: CasinoOf, table_id: Id, body: CardBody, caller: Who, idem: IdemKey) -> Response:
     """The next card out of the physical shoe (dealer, live tables)."""
     return await card_step(casino, table_id, body, caller, idem)
 
 
-@router.post("/api/tables/{table_id}/procedures", tags=["live"])
+@router.post("/api/tables/{table_id}/procedures", tags=["live"], responses=STATE_ANSWER)
 async def post_procedure(
     casino: CasinoOf, table_id: Id, body: ProcedureBody, caller: Who, idem: IdemKey
 ) -> Response:
