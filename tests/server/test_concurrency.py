@@ -295,7 +295,7 @@ def test_bets_waiting_for_a_table_are_one_version(
         async def scenario() -> tuple[int, list[dict[str, Any]]]:
             casino = Casino(settings_for(url, tmp_path / "a"))
             try:
-                who = [await casino.caller(tokens[name]) for name in names]
+                who = [await casino.sessions.caller(tokens[name]) for name in names]
                 before = (await casino.state_for(table, who[0]))["seq"]
                 answers = await asyncio.gather(
                     *(casino.place_bet(table, c, k, "main", 600) for k, c in enumerate(who, start=1))

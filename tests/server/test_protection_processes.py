@@ -63,7 +63,7 @@ def test_a_register_loaded_by_one_process_refuses_the_next_bet_another_process_t
         for casino in (a, b):
             await casino.broker.start()
         try:
-            carla = await b.caller(tokens["carla"])
+            carla = await b.sessions.caller(tokens["carla"])
             await b.place_bet(table, carla, 1, "main", 500)  # B keeps what it read of her
             assert carla.user_id in b.protection.profiles
             await b.mutate(table, lambda tx, t, rt: tables.take_back_bets(tx, t.id, carla.user_id))
@@ -79,7 +79,7 @@ def test_a_register_loaded_by_one_process_refuses_the_next_bet_another_process_t
             await a.protection.load_register(admin, b"")  # an empty register: she may bet again
             await _until(lambda: carla.user_id not in b.protection.profiles)
             await b.place_bet(table, carla, 1, "main", 500)
-            at_a = await a.caller(tokens["carla"])
+            at_a = await a.sessions.caller(tokens["carla"])
             await a.protection.set_limits(at_a, {"wager_per_day": 600})
             await _until(lambda: carla.user_id not in b.protection.profiles)
             try:

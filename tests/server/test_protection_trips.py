@@ -42,7 +42,7 @@ def test_a_decision_asks_protection_nothing(
 
     async def scenario() -> None:
         casino = Casino(settings_for(url, tmp_path / "a"))
-        held = await casino.caller(tokens["held"])
+        held = await casino.sessions.caller(tokens["held"])
         await casino.place_bet(table, held, 2, "main", 1_000)
         for name in ("check_bet", "check_seat", "check_buy_in", "ahead_bets"):
             monkeypatch.setattr(casino.protection, name, lambda *a, _n=name, **k: calls.append(_n))

@@ -42,7 +42,7 @@ def test_every_pushed_state_is_what_a_fresh_read_gives(
 async def _compare(url: str, tmp_path: Path, table: int, tokens: dict[str, str]) -> None:
     a = Casino(settings_for(url, tmp_path / "a"))
     fresh = Casino(settings_for(url, tmp_path / "fresh"))
-    who = {name: await a.caller(token) for name, token in tokens.items()}
+    who = {name: await a.sessions.caller(token) for name, token in tokens.items()}
     viewers = [who[n] for n in ("p1", "p2", "p8", "dora", "insp")]
     # each viewer's connection: the step that commits a version writes its push for him (`prerender`)
     boxes = {viewer.name: a.broker.subscribe(table, viewer) for viewer in viewers}
@@ -119,7 +119,7 @@ def test_the_bets_a_change_takes_from_its_snapshot_are_the_databases_in_the_engi
 
 async def _same_bets(url: str, tmp_path: Path, table: int, tokens: dict[str, str]) -> None:
     a = Casino(settings_for(url, tmp_path / "a"))
-    who = {name: await a.caller(token) for name, token in tokens.items()}
+    who = {name: await a.sessions.caller(token) for name, token in tokens.items()}
 
     def bet(name: str, number: int, amount: int) -> Step:
         return lambda tx, t, rt: tables.place_bet(tx, t, rt, who[name], number, "main", amount)
@@ -184,7 +184,7 @@ async def _alternate(
 ) -> None:
     procs = [Casino(settings_for(url, tmp_path / "a")), Casino(settings_for(url, tmp_path / "b"))]
     fresh = Casino(settings_for(url, tmp_path / "fresh"))
-    who = {name: await procs[0].caller(token) for name, token in tokens.items()}
+    who = {name: await procs[0].sessions.caller(token) for name, token in tokens.items()}
     turn = 0
     caught_up = 0
     decisions_caught_up = 0

@@ -89,7 +89,7 @@ def test_a_read_never_mixes_two_moments_of_a_table(
     async def scenario() -> dict[str, Any]:
         a = Casino(settings_for(url, tmp_path / "a"))
         b = Casino(settings_for(url, tmp_path / "b"))
-        p2 = await a.caller(tokens["p2"])
+        p2 = await a.sessions.caller(tokens["p2"])
         real = tables.bets_in_order
         raced: list[bool] = []
 
@@ -148,8 +148,8 @@ def test_a_step_from_a_picture_another_process_outdated_is_taken_again_from_the_
 
     async def scenario() -> tuple[str, int]:
         a, b = await _warm_pair(url, tmp_path, table)
-        p2 = await a.caller(tokens["p2"])
-        p1 = await b.caller(tokens["p1"])
+        p2 = await a.sessions.caller(tokens["p2"])
+        p1 = await b.sessions.caller(tokens["p1"])
         await b.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", b.key))
         while (dealt := b.runtimes[table].round) is None or dealt.pending is None:
             # the round ended at the deal (a Black Jack: the CSPRNG's shoe), and bets are open again:
@@ -180,11 +180,11 @@ def test_a_refusal_from_a_picture_another_process_outdated_is_checked_first(
 
     async def scenario() -> dict[str, Any]:
         a0 = Casino(settings_for(url, tmp_path / "a0"))
-        p1 = await a0.caller(tokens["p1"])
+        p1 = await a0.sessions.caller(tokens["p1"])
         await a0.mutate(table, lambda tx, t, rt: tables.take_back_bets(tx, t.id, p1.user_id))
         await a0.dispose()
         a, b = await _warm_pair(url, tmp_path, table)
-        p2 = await b.caller(tokens["p2"])
+        p2 = await b.sessions.caller(tokens["p2"])
         await b.mutate(table, lambda tx, t, rt: tables.place_bet(tx, t, rt, p2, 2, "main", 500))
         await a.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", a.key))
         state = await a.state_for(table, _admin())
@@ -210,7 +210,7 @@ def test_a_warm_decision_is_one_statement(
 
     async def scenario() -> list[tuple[int, int, int]]:
         a = Casino(settings_for(url, tmp_path / "a"))
-        p1 = await a.caller(tokens["p1"])
+        p1 = await a.sessions.caller(tokens["p1"])
         await a.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", a.key))
         while (dealt := a.runtimes[table].round) is None or dealt.pending is None:  # a Black Jack at
             await a.mutate(table, lambda tx, t, rt: tables.place_bet(tx, t, rt, p1, 1, "main", 1000))
@@ -267,7 +267,7 @@ def test_a_round_s_steps_leave_nothing_for_the_cyclic_collector(
 
     async def scenario() -> int:
         a = Casino(settings_for(url, tmp_path / "a"))
-        p1 = await a.caller(tokens["p1"])
+        p1 = await a.sessions.caller(tokens["p1"])
         await a.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", a.key))
         await a.state_for(table, _admin())
         gc.collect()
@@ -330,7 +330,7 @@ def test_a_round_s_end_takes_the_records_the_process_kept_only_when_they_are_the
 
     async def scenario() -> tuple[list[tuple[bool, bool]], list[tuple[bool, bool]]]:
         a, b = await _warm_pair(url, tmp_path, table)
-        p1 = await a.caller(tokens["p1"])
+        p1 = await a.sessions.caller(tokens["p1"])
         await a.mutate(table, lambda tx, t, rt: tables.deal(tx, t, rt, "dora", a.key))
         while (dealt := a.runtimes[table].round) is None or dealt.pending is None:  # ended at the deal
             seen.clear()
@@ -406,7 +406,7 @@ def test_a_warm_round_s_end_settles_every_chip_with_or_without_the_wallets_ids(
 
     async def scenario() -> tuple[int, int]:
         a = Casino(settings_for(url, tmp_path / "a"))
-        p1 = await a.caller(tokens["p1"])
+        p1 = await a.sessions.caller(tokens["p1"])
         for forget in (False, False, True):  # the first round's end teaches A the ids it then uses
             await _to_the_round_s_end(a, table, p1)
             if forget:  # the wallet's id forgotten: the end reads it, with the row's check
@@ -437,7 +437,7 @@ def test_a_round_s_end_sent_unread_on_a_table_that_moved_is_taken_again_from_the
 
     async def scenario() -> tuple[int, tuple[Any, ...], list[tuple[Any, ...]]]:
         a = Casino(settings_for(url, tmp_path / "a"))
-        p1 = await a.caller(tokens["p1"])
+        p1 = await a.sessions.caller(tokens["p1"])
         for _ in range(2):  # a first round's end teaches A the wallet's id
             await _to_the_round_s_end(a, table, p1)
             await _stand(a, table, p1)
@@ -496,7 +496,7 @@ def test_a_round_s_end_that_did_not_read_the_table_s_chips_is_refused_when_they_
 
     async def scenario() -> tuple[int, list[tuple[Any, ...]]]:
         a = Casino(settings_for(url, tmp_path / "a"))
-        p1 = await a.caller(tokens["p1"])
+        p1 = await a.sessions.caller(tokens["p1"])
         for _ in range(2):
             await _to_the_round_s_end(a, table, p1)
             await _stand(a, table, p1)

@@ -93,7 +93,7 @@ class StepRoute(BaseRoute):
         lang = language(request.headers.get("accept-language"))
         response: Response
         try:
-            caller = await self.casino.caller(_token(request))
+            caller = await self.casino.sessions.caller(_token(request))
             idem = Idem.of(request.headers.get("idempotency-key"), "POST", scope["path"], raw, lang)
             response = await lane.handler(self.casino, table_id, body, caller, idem)
         except TapeteError as exc:

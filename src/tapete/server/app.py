@@ -14,7 +14,6 @@ import hashlib
 import json
 import logging
 import secrets
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -39,14 +38,11 @@ from tapete.server.live.push import Broker, LocalBroker, RedisBroker
 from tapete.server.models import User, utcnow
 from tapete.server.people.accounts import (
     Caller,
-    authenticate,
     create_user,
     dummy_hash,
-    session_left,
-    token_hash,
-    write_verdict,
 )
 from tapete.server.people.protection import Protection
+from tapete.server.people.sessions import Sessions
 from tapete.server.play import chain, state, tables
 from tapete.server.play import repository as repo
 from tapete.server.play.tables import TableRow, TableRuntime, note
@@ -120,19 +116,17 @@ class Casino:
         self.broker: Broker = (
             RedisBroker(settings.broker_url, settings.database_url) if settings.broker_url else LocalBroker()
         )
-        self.broker.on_forget = self._forget_heard
         self._timer: asyncio.Task[None] | None = None
         self._checkpointer: asyncio.Task[None] | None = None
         self.postgres = not settings.sqlite
-        #: sessions checked in the database lately: token hash → (caller, monotonic time trusted until)
-        self.trusted: dict[str, tuple[Caller, float]] = {}
-        #: the open WebSockets' sessions: each is woken when its session may have ended (`watch_session`)
-        self.watchers: list[tuple[Caller, asyncio.Event]] = []
         #: bets waiting for their table (`place_bet`), and the task that takes them, per table
         self.bets_waiting: dict[int, list[tuple[Caller, Any, Any, Any, asyncio.Future[Any]]]] = {}
         self.bets_taker: dict[int, asyncio.Task[None]] = {}
         #: player protection's checks and what this process knows of each player (`protection`)
         self.protection = Protection(self)
+        #: the sessions this process trusts, and the WebSockets that end with theirs (`people.sessions`)
+        self.sessions = Sessions(self)
+        self.broker.on_forget = self.sessions.heard
 
     # -- start and stop ------------------------------------------------------------------------------
     async def start(self, say: Callable[[str], None] | None = None) -> integrity.StartupReport:
@@ -623,83 +617,6 @@ class Casino:
             table = await self._table(tx, table_id, for_update=False)
             rt = await self._runtime(tx, table, writable=False)
             return await fn(tx, table, rt)
-
-    async def caller(self, token: str | None) -> Caller:
-        """The caller of a token (Unauthorized otherwise). A session checked in the database is trusted
-        for `session_trust_seconds` (at most a tenth of the idle time) without asking again: checking it
-        was a connection, a transaction and a query on every request. A logout or a change of the user
-        forgets it at once here and, through the broker, in the other processes."""
-        hashed = token_hash(token) if token else None
-        if hashed is not None:
-            known = self.trusted.get(hashed)
-            if known is not None and time.monotonic() < known[1]:
-                return known[0]
-        async with self.store.autocommit() as tx:  # one statement: no transaction around it
-            verdict = await authenticate(tx, self.settings, token)
-        if verdict.write is not None:  # the session touched, or ended idle: committed before the answer
-            async with self._write_lock(), self.store.transaction() as tx:
-                await write_verdict(tx, verdict)
-        if verdict.refusal is not None:
-            raise verdict.refusal
-        found = verdict.caller
-        assert hashed is not None and found is not None  # authenticate refuses a request without a token
-        trust = min(self.settings.session_trust_seconds, self.settings.session_idle_minutes * 6, verdict.left)
-        if trust > 0:
-            if len(self.trusted) > 10_000:  # drop what expired (many clients, or a flood of tokens)
-                now = time.monotonic()
-                self.trusted = {k: v for k, v in self.trusted.items() if v[1] > now}
-            self.trusted[hashed] = (found, time.monotonic() + trust)
-        return found
-
-    async def watch_session(self, caller: Caller) -> None:
-        """Return when the caller's session has ended (a logout, a change of its user, or idle), so that
-        the WebSocket it opened is closed: a token that stopped working must stop receiving the table.
-        Woken at once by a logout or a change heard from any process; otherwise it looks again when the
-        session would be idle. A database that does not answer ends nothing."""
-        woken = asyncio.Event()
-        watcher = (caller, woken)
-        self.watchers.append(watcher)
-        try:
-            while True:
-                try:
-                    async with self.store.transaction(write=False) as tx:
-                        left, ended = await session_left(tx, self.settings, caller)
-                    if ended is not None:
-                        async with self._write_lock(), self.store.transaction() as tx:
-                            await write_verdict(tx, ended)
-                except Unavailable:
-                    left = 5.0  # the database is away: ask again in a moment
-                except Exception:  # anything else must not drop a viewer's socket: said, and asked again
-                    log.exception("checking a WebSocket's session failed")
-                    left = 5.0
-                if left is None:
-                    return
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(woken.wait(), min(max(left + 0.5, 0.5), 300.0))
-                woken.clear()
-        finally:
-            self.watchers.remove(watcher)
-
-    async def forget_sessions(self, *, session: str | None = None, user: int | None = None) -> None:
-        """Sessions that ended or changed (a logout, a user's role, activity or password): no longer
-        trusted here, and the other processes are told."""
-        what: dict[str, Any] = {"session": session} if session is not None else {"user": user}
-        self._forget_heard(what)
-        await self.broker.forget(what)
-
-    def _forget_heard(self, what: dict[str, Any] | None) -> None:
-        self.protection.forget(what)
-        for who, woken in self.watchers:
-            if what is None or who.session_id == what.get("session") or who.user_id == what.get("user"):
-                woken.set()
-        if what is None:
-            self.trusted.clear()
-            return
-        self.trusted = {
-            k: v
-            for k, v in self.trusted.items()
-            if v[0].session_id != what.get("session") and v[0].user_id != what.get("user")
-        }
 
     # -- timers ----------------------------------------------------------------------------------------
     async def _timers(self) -> None:

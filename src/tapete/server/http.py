@@ -190,7 +190,7 @@ def casino_of(connection: HTTPConnection) -> Casino:
 
 async def who(request: Request) -> Caller:
     """The caller of the request's Bearer token (Unauthorized without one)."""
-    return await casino_of(request).caller(_token(request))
+    return await casino_of(request).sessions.caller(_token(request))
 
 
 async def idem_of(request: Request, idempotency_key: Annotated[str | None, Header()] = None) -> Idem | None:

@@ -51,7 +51,7 @@ async def ws_table(
     """Every viewer his own state after every change: ``{"type": "state", "seq": N, "state"}``,
     numbered by the table's version; a client that reconnects with ``since`` gets the newest at once."""
     try:
-        caller = await casino.caller(token)
+        caller = await casino.sessions.caller(token)
         await casino.read(table_id, lambda tx, t, rt: _noop())
     except TapeteError as exc:
         await refuse_socket(websocket, exc)
@@ -87,7 +87,7 @@ async def ws_table(
                     await websocket.send_json({"type": "pong"})
 
     async def ended() -> None:  # the session ended: the page goes back to its login (4401)
-        await casino.watch_session(caller)
+        await casino.sessions.watch(caller)
         await websocket.close(code=4401, reason="session ended")
 
     tasks = [asyncio.create_task(pushes()), asyncio.create_task(listen()), asyncio.create_task(ended())]

@@ -155,7 +155,7 @@ async def post_login(casino: CasinoOf, body: LoginBody, request: Request) -> Res
 async def post_logout(casino: CasinoOf, caller: Who, request: Request) -> dict[str, Any]:
     """End this session: its token stops working."""
     await casino.run(lambda db: accounts.logout(db, casino.settings, caller, _address(request)))
-    await casino.forget_sessions(session=caller.session_id)
+    await casino.sessions.forget(session=caller.session_id)
     return {}
 
 
@@ -265,5 +265,5 @@ async def patch_user(casino: CasinoOf, name: PathName, body: UserChange, caller:
         return {"name": user.name, "role": user.role, "active": user.active, "id": user.id}
 
     changed = await casino.run(run)
-    await casino.forget_sessions(user=changed.pop("id"))
+    await casino.sessions.forget(user=changed.pop("id"))
     return changed

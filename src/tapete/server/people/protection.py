@@ -487,7 +487,7 @@ class Protection:
 
         out: dict[str, Any] = await self.casino.run_tx(run)
         await self._changed(caller.user_id)
-        await self.casino.forget_sessions(user=caller.user_id)
+        await self.casino.sessions.forget(user=caller.user_id)
         return out
 
     async def load_register(self, caller: Caller, body: bytes) -> dict[str, Any]:
