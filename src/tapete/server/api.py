@@ -28,7 +28,7 @@ from starlette.routing import BaseRoute, Match
 
 from tapete.errors import BadRequest, TapeteError
 from tapete.server import openapi
-from tapete.server.app import Casino, Idem, health, lifespan_of
+from tapete.server.app import Casino, health, lifespan_of
 from tapete.server.cashier import cashier_api
 from tapete.server.catalogs import words_api
 from tapete.server.config import VERSION
@@ -41,6 +41,7 @@ from tapete.server.errors import (
 )
 from tapete.server.guard import Guard
 from tapete.server.http import MAX_ID, CasinoOf, FastJSON, Lane, _token
+from tapete.server.idempotency import Idem
 from tapete.server.inspection import inspector_api, integrity_api
 from tapete.server.live import push_api
 from tapete.server.people import people_api, protection_api

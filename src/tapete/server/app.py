@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar, cast
 
@@ -26,12 +24,13 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.errors import TapeteError
+from tapete.server import idempotency, signing
 from tapete.server import repository as shared
-from tapete.server import signing
 from tapete.server.cashier import ledger
 from tapete.server.config import VERSION, Settings, load_shoe_key
 from tapete.server.db import make_engine, migrate, sessions
 from tapete.server.errors import Conflict, InsufficientFunds, NotFound
+from tapete.server.idempotency import Idem
 from tapete.server.inspection import integrity
 from tapete.server.inspection import repository as inspection_repo
 from tapete.server.live.push import Broker, LocalBroker, RedisBroker
@@ -46,7 +45,7 @@ from tapete.server.people.sessions import Sessions
 from tapete.server.play import chain, state, tables
 from tapete.server.play import repository as repo
 from tapete.server.play.tables import TableRow, TableRuntime, note
-from tapete.server.sql import Frozen, Json, Stale, Store, Tx, Unavailable, Violation
+from tapete.server.sql import Frozen, Stale, Store, Tx, Unavailable, Violation
 
 log = logging.getLogger("tapete.server")
 T = TypeVar("T")
@@ -54,41 +53,6 @@ T = TypeVar("T")
 
 #: how often a running server verifies its tables' new records and checkpoints them
 CHECKPOINT_SECONDS = 60.0
-
-
-@dataclass(frozen=True)
-class Idem:
-    """An Idempotency-Key and the request it belongs to."""
-
-    key: str
-    fingerprint: str
-    #: the caller's language: a refusal is remembered as it was said to him
-    lang: str = "es"
-
-    @classmethod
-    def of(cls, key: str | None, method: str, path: str, body: bytes, lang: str = "es") -> Idem | None:
-        """The key of a request (None without the header)."""
-        if not key:
-            return None
-        digest = hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + body).hexdigest()
-        return cls(cls.stored(key), digest, lang)
-
-    @staticmethod
-    def stored(key: str) -> str:
-        """The key as the database keeps it: whole up to 200 characters, a longer one by its SHA-256
-        (cutting it would make two keys that differ after the 200th character one)."""
-        if len(key) <= 200:
-            return key
-        return "sha256:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-class Replay(Exception):
-    """A retried request: its first answer, to send again."""
-
-    def __init__(self, status: int, body: Any) -> None:
-        super().__init__(status)
-        self.status = status
-        self.body = body
 
 
 class Casino:
@@ -202,10 +166,10 @@ class Casino:
             try:
                 async with self.store.transaction() as tx:
                     if idem is not None and caller is not None:
-                        await self._replay(tx, caller, idem)
+                        await idempotency.replay(tx, caller, idem)
                     result = await fn(tx)
                     if idem is not None and caller is not None:
-                        await self._remember(tx, caller, idem, 200, _jsonable(result))
+                        await idempotency.remember(tx, caller, idem, 200, _jsonable(result))
                 return result
             except Violation as exc:
                 await self._refused_by_database(exc, caller, idem)
@@ -227,7 +191,7 @@ class Casino:
             and ("one_answer_per_key" in str(exc) or "idempotency_keys" in str(exc))
         ):
             async with self.store.transaction(write=False) as tx:
-                await self._replay(tx, caller, idem)
+                await idempotency.replay(tx, caller, idem)
         raise Conflict("another request changed this first: try again", key="err.api.race") from None
 
     async def frozen(self, exc: Frozen) -> None:
@@ -268,37 +232,12 @@ class Casino:
     def _write_lock(self) -> Any:
         return self.writer if not self.postgres else contextlib.nullcontext()
 
-    async def _replay(self, tx: Tx, caller: Caller, idem: Idem) -> None:
-        row = await tx.one(shared.ANSWERED, {"user": caller.user_id, "key": idem.key})
-        if row is None:
-            return
-        fingerprint, status, body = row
-        if fingerprint != idem.fingerprint:
-            raise Conflict(
-                "this Idempotency-Key was used for another request", key="err.api.idempotency_reused"
-            )
-        raise Replay(status, body)
-
-    @staticmethod
-    async def _remember(tx: Tx, caller: Caller, idem: Idem, status: int, body: Any) -> None:
-        await tx.run(
-            shared.ANSWER,
-            {
-                "user": caller.user_id,
-                "key": idem.key,
-                "fingerprint": idem.fingerprint,
-                "status": status,
-                "body": Json(body),
-                "at": utcnow(),
-            },
-        )
-
     async def remember_refusal(self, caller: Caller, idem: Idem, status: int, body: Any) -> None:
         """Keep a refused request's answer under its key, so that a retry gets it again."""
         with contextlib.suppress(Exception):
             async with self._write_lock(), self.store.transaction() as tx:
-                if await tx.one(shared.ANSWERED, {"user": caller.user_id, "key": idem.key}) is None:
-                    await self._remember(tx, caller, idem, status, body)
+                if not await idempotency.answered(tx, caller, idem):
+                    await idempotency.remember(tx, caller, idem, status, body)
 
     def lock(self, table_id: int) -> asyncio.Lock:
         """This process's lock of a table (the database row lock orders the processes)."""
@@ -447,7 +386,7 @@ class Casino:
                     start = table.copy()
                 else:
                     if idem is not None and caller is not None:
-                        await self._replay(tx, caller, idem)
+                        await idempotency.replay(tx, caller, idem)
                     table = await self._table(tx, table_id, for_update=True)
                     start = table.copy()  # the row as it is: what the step writes is its diff
                     rt = await self._runtime(tx, table, writable=True)
@@ -469,7 +408,7 @@ class Casino:
                 if then is not None and snap.owed is None:
                     result = await then(tx, rt, result, snap)
                 if idem is not None and caller is not None:
-                    await self._remember(tx, caller, idem, 200, _jsonable(result))
+                    await idempotency.remember(tx, caller, idem, 200, _jsonable(result))
                 if tx.lazy is not None:  # it read nothing: one statement, fenced by the row it started from
                     await tables.commit_fenced(self.store, start, table, tx.deferred)
                 else:

@@ -27,8 +27,9 @@ from pydantic import (
 from starlette.requests import HTTPConnection
 
 from tapete.errors import TapeteError
-from tapete.server.app import Casino, Idem, Replay
+from tapete.server.app import Casino
 from tapete.server.errors import error_body, language, status_of
+from tapete.server.idempotency import Idem, Replay
 from tapete.server.people.accounts import Caller
 from tapete.server.play import state
 from tapete.server.play.snapshot import Snapshot

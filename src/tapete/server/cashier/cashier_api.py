@@ -10,11 +10,12 @@ from fastapi.responses import Response
 from pydantic import BaseModel, StrictStr
 
 from tapete.errors import BadRequest
-from tapete.server.app import Casino, Idem
+from tapete.server.app import Casino
 from tapete.server.cashier import ledger
 from tapete.server.cashier import repository as repo
 from tapete.server.errors import NotFound
 from tapete.server.http import Body, CashierAmount, CasinoOf, IdemKey, PathName, Who, run_change, text
+from tapete.server.idempotency import Idem
 from tapete.server.people.accounts import Caller
 from tapete.server.play import tables
 from tapete.server.sql import Tx

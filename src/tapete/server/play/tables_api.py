@@ -15,7 +15,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from tapete.errors import BadRequest
 from tapete.games import GAMES
-from tapete.server.app import Casino, Idem
+from tapete.server.app import Casino
 from tapete.server.errors import Conflict, NotFound
 from tapete.server.http import (
     NO_NUL,
@@ -35,6 +35,7 @@ from tapete.server.http import (
     run_step,
     text,
 )
+from tapete.server.idempotency import Idem
 from tapete.server.inspection import integrity
 from tapete.server.people.accounts import Caller
 from tapete.server.play import repository as repo
