@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from tapete.log import GENESIS
 from tapete.server import signing
 from tapete.server.config import sync_url
+from tapete.server.models import Account, CasinoTable, Checkpoint, EventRecord, LedgerEntry
 from tapete.server.play import chain
 from tapete.server.sql import read_time
 
@@ -42,10 +43,9 @@ def _legacy(conn: sa.Connection, keys: signing.Keyring, kind: str, table_id: int
     """Up to where (seq, or entry id) rows predate signatures, by the legacy checkpoints the key signed
     (-1: none)."""
     rows = conn.execute(
-        sa.text("SELECT seq, hash, sig FROM checkpoints WHERE kind = :k AND table_id IS NOT DISTINCT FROM :t")
-        if conn.dialect.name == "postgresql"
-        else sa.text("SELECT seq, hash, sig FROM checkpoints WHERE kind = :k AND table_id IS :t"),
-        {"k": kind, "t": table_id},
+        sa.select(Checkpoint.seq, Checkpoint.hash, Checkpoint.sig).where(
+            Checkpoint.kind == kind, Checkpoint.table_id.is_not_distinct_from(table_id)
+        )
     )
     mark = -1
     for seq, digest, sig in rows:
@@ -58,11 +58,19 @@ def _records(conn: sa.Connection, table_id: int) -> Iterator[list[chain.Record]]
     seq = 0
     while True:
         rows = conn.execute(
-            sa.text(
-                'SELECT seq, "round", event, prev, "at", "by", hash, sig FROM events'
-                " WHERE table_id = :t AND seq >= :s ORDER BY seq LIMIT :n"
-            ),
-            {"t": table_id, "s": seq, "n": BATCH},
+            sa.select(
+                EventRecord.seq,
+                EventRecord.round,
+                EventRecord.event,
+                EventRecord.prev,
+                EventRecord.at,
+                EventRecord.by,
+                EventRecord.hash,
+                EventRecord.sig,
+            )
+            .where(EventRecord.table_id == table_id, EventRecord.seq >= seq)
+            .order_by(EventRecord.seq)
+            .limit(BATCH)
         ).all()
         if not rows:
             return
@@ -95,13 +103,10 @@ def check_ledger(conn: sa.Connection, keys: signing.Keyring) -> Finding:
     unsigned_to = _legacy(conn, keys, "legacy_ledger", None)
     last: dict[int, int] = {}
     after, count = 0, 0
+    entries = LedgerEntry.__table__
     while True:
         rows = conn.execute(
-            sa.text(
-                "SELECT id, txn, account_id, amount, balance_after, kind, table_id, round_no, player,"
-                ' spot, seq, actor, "at", sig FROM ledger_entries WHERE id > :a ORDER BY id LIMIT :n'
-            ),
-            {"a": after, "n": BATCH},
+            sa.select(entries).where(entries.c.id > after).order_by(entries.c.id).limit(BATCH)
         ).all()
         for r in rows:
             eid, account, amount, balance_after = (
@@ -132,7 +137,7 @@ def check_ledger(conn: sa.Connection, keys: signing.Keyring) -> Finding:
         if len(rows) < BATCH:
             break
     for account_id, name, balance in conn.execute(
-        sa.text("SELECT id, name, balance FROM accounts ORDER BY id")
+        sa.select(Account.id, Account.name, Account.balance).order_by(Account.id)
     ):
         if int(balance) != last.get(int(account_id), 0):
             return Finding(
@@ -153,8 +158,10 @@ def verify_database(url: str, public_key: Path | list[Path], table: int | None =
     engine = sa.create_engine(sync_url(url))
     try:
         with engine.connect() as conn:
-            query = "SELECT id, head_hash FROM tables" + (" WHERE id = :t" if table is not None else "")
-            tables = conn.execute(sa.text(query + " ORDER BY id"), {"t": table}).all()
+            query = sa.select(CasinoTable.id, CasinoTable.head_hash).order_by(CasinoTable.id)
+            if table is not None:
+                query = query.where(CasinoTable.id == table)
+            tables = conn.execute(query).all()
             findings = [check_table(conn, keys, int(t), head) for t, head in tables]
             if table is None:
                 findings.append(check_ledger(conn, keys))
