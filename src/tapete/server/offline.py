@@ -8,14 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import sqlalchemy as sa
 
 from tapete.log import GENESIS
 from tapete.server import signing
 from tapete.server.config import sync_url
-from tapete.server.models import Account, CasinoTable, Checkpoint, EventRecord, LedgerEntry
+from tapete.server.models import Account, CasinoTable, Checkpoint, LedgerEntry
 from tapete.server.play import chain
 from tapete.server.sql import read_time
 
@@ -31,12 +30,6 @@ class Finding:
     records: int
     first_bad: int | None = None
     reason: str = ""
-
-
-def _json(value: Any) -> Any:
-    import json
-
-    return json.loads(value) if isinstance(value, str | bytes) else value
 
 
 def _legacy(conn: sa.Connection, keys: signing.Keyring, kind: str, table_id: int | None) -> int:
@@ -57,24 +50,10 @@ def _legacy(conn: sa.Connection, keys: signing.Keyring, kind: str, table_id: int
 def _records(conn: sa.Connection, table_id: int) -> Iterator[list[chain.Record]]:
     seq = 0
     while True:
-        rows = conn.execute(
-            sa.select(
-                EventRecord.seq,
-                EventRecord.round,
-                EventRecord.event,
-                EventRecord.prev,
-                EventRecord.at,
-                EventRecord.by,
-                EventRecord.hash,
-                EventRecord.sig,
-            )
-            .where(EventRecord.table_id == table_id, EventRecord.seq >= seq)
-            .order_by(EventRecord.seq)
-            .limit(BATCH)
-        ).all()
+        rows = conn.execute(chain.batch_of(table_id, seq, BATCH)).all()
         if not rows:
             return
-        yield [chain.Record(r.seq, r.round, _json(r.event), r.prev, r.at, r.by, r.hash, r.sig) for r in rows]
+        yield [chain.Record(*row) for row in rows]
         seq = rows[-1].seq + 1
         if len(rows) < BATCH:
             return

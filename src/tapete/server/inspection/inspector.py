@@ -260,24 +260,9 @@ async def verify(db: AsyncSession, table: CasinoTable) -> dict[str, Any]:
     """server.md's verify: ``{"ok": true, "records": N}`` or ``{"ok": false, "first_bad": K, "reason"}``,
     from the first record: each record's seq, hash, link to the one before it, and signature by the
     casino's key (read a batch at a time)."""
-    columns = (
-        EventRecord.seq,
-        EventRecord.round,
-        EventRecord.event,
-        EventRecord.prev,
-        EventRecord.at,
-        EventRecord.by,
-        EventRecord.hash,
-        EventRecord.sig,
-    )
 
     async def fetch(seq: int, n: int) -> list[chain.AnyRecord]:
-        found = await db.execute(
-            select(*columns)
-            .where(EventRecord.table_id == table.id, EventRecord.seq >= seq)
-            .order_by(EventRecord.seq)
-            .limit(n)
-        )
+        found = await db.execute(chain.batch_of(table.id, seq, n))
         return [chain.Record(*row) for row in found.all()]
 
     start = integrity.Start(unsigned_below=await legacy_mark(db, table.id))
