@@ -98,7 +98,7 @@ class Casino:
         that fails is suspended, an account frozen, and the output says so), start the timers."""
         await self.broker.start()
         await asyncio.to_thread(dummy_hash)  # the first login of an absent name costs what the others do
-        async with self._write_lock(), self.store.transaction() as tx:
+        async with self.write_lock(), self.store.transaction() as tx:
             # another process may be playing: its next commit must not fall between the table's row and
             # its records as they are read (PostgreSQL locks the rows it checks)
             rows = [tables.row_of(found) for found in await tx.all(repo.ALL_TABLES_LOCKED)]
@@ -132,7 +132,7 @@ class Casino:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         with contextlib.suppress(Exception):
-            async with self._write_lock(), self.store.transaction() as tx:
+            async with self.write_lock(), self.store.transaction() as tx:
                 await note(tx, "server_stopped", details={"version": VERSION})
         await self.broker.stop()
         await self.dispose()
@@ -146,7 +146,7 @@ class Casino:
     async def run(self, fn: Callable[[AsyncSession], Awaitable[T]]) -> T:
         """One transaction of the people's rows (users, logins) through the ORM: committed before the
         answer."""
-        async with self._write_lock():
+        async with self.write_lock():
             try:
                 async with self.db() as db, db.begin():
                     return await fn(db)
@@ -162,7 +162,7 @@ class Casino:
     ) -> T:
         """One transaction that is not a table's step (the cashier, a table opened): committed before the
         answer, its first answer kept under the request's Idempotency-Key."""
-        async with self._write_lock():
+        async with self.write_lock():
             try:
                 async with self.store.transaction() as tx:
                     if idem is not None and caller is not None:
@@ -229,13 +229,15 @@ class Casino:
             status="suspended",
         ) from None
 
-    def _write_lock(self) -> Any:
+    def write_lock(self) -> Any:
+        """The writer's lock a write transaction is taken under: SQLite's one writer; nothing on
+        PostgreSQL, whose row locks order the writers (the sessions and protection services take it too)."""
         return self.writer if not self.postgres else contextlib.nullcontext()
 
     async def remember_refusal(self, caller: Caller, idem: Idem, status: int, body: Any) -> None:
         """Keep a refused request's answer under its key, so that a retry gets it again."""
         with contextlib.suppress(Exception):
-            async with self._write_lock(), self.store.transaction() as tx:
+            async with self.write_lock(), self.store.transaction() as tx:
                 if not await idempotency.answered(tx, caller, idem):
                     await idempotency.remember(tx, caller, idem, status, body)
 
@@ -307,7 +309,7 @@ class Casino:
         started from (else `Stale`). A step that read nothing (a decision that moves no chips and
         ends no round) is written in one statement fenced by that row (`tables.commit_fenced`). A stale
         step is taken again from the database under the row's lock."""
-        async with self.lock(table_id), self._write_lock():
+        async with self.lock(table_id), self.write_lock():
             try:
                 done = await self._step(table_id, fn, caller, idem, then, warm=idem is None)
             except Stale:
@@ -576,7 +578,7 @@ class Casino:
         while True:
             await asyncio.sleep(CHECKPOINT_SECONDS)
             try:
-                await integrity.checkpoint_tables(self.store, writer=self._write_lock)
+                await integrity.checkpoint_tables(self.store, writer=self.write_lock)
             except asyncio.CancelledError:
                 raise
             except Exception:

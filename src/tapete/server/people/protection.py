@@ -401,7 +401,7 @@ class Protection:
         exc.protection_event = None  # type: ignore[attr-defined]
         casino = self.casino
         try:
-            async with casino._write_lock(), casino.store.transaction() as tx:
+            async with casino.write_lock(), casino.store.transaction() as tx:
                 await note(tx, event.kind, actor=event.actor, details=event.details)
         except Exception:  # the refusal is answered all the same; the log says what was not written
             log.exception(

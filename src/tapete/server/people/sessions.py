@@ -43,7 +43,7 @@ class Sessions:
         async with self.casino.store.autocommit() as tx:  # one statement: no transaction around it
             verdict = await authenticate(tx, self.casino.settings, token)
         if verdict.write is not None:  # the session touched, or ended idle: committed before the answer
-            async with self.casino._write_lock(), self.casino.store.transaction() as tx:
+            async with self.casino.write_lock(), self.casino.store.transaction() as tx:
                 await write_verdict(tx, verdict)
         if verdict.refusal is not None:
             raise verdict.refusal
@@ -75,7 +75,7 @@ class Sessions:
                     async with self.casino.store.transaction(write=False) as tx:
                         left, ended = await session_left(tx, self.casino.settings, caller)
                     if ended is not None:
-                        async with self.casino._write_lock(), self.casino.store.transaction() as tx:
+                        async with self.casino.write_lock(), self.casino.store.transaction() as tx:
                             await write_verdict(tx, ended)
                 except Unavailable:
                     left = 5.0  # the database is away: ask again in a moment
