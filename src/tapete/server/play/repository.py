@@ -177,16 +177,23 @@ DUE_TABLES = q("SELECT id FROM tables WHERE deadline_at <= :now ORDER BY id LIMI
 
 
 # -- made at run time: a step writes the columns it changed
-_FENCED: dict[tuple[str, bool], Q] = {}
+_FENCED: dict[tuple[tuple[str, ...], bool], Q] = {}
 
 
-def fenced_statement(sets: str, records: bool) -> Q:
-    """PostgreSQL's one statement for a step that read nothing: the table's row written only where it
-    is still the row the step started from (its version, chain length and head: the fence), and the
-    step's records (``:rows``) inserted only where the fence held; made once per set of columns."""
-    found = _FENCED.get((sets, records))
+def _sets(columns: tuple[str, ...]) -> str:
+    """The SET list of these columns of a table's row, each from its own parameter."""
+    return ", ".join(f"{column} = :{column}" for column in columns)
+
+
+def fenced_statement(columns: tuple[str, ...], records: bool) -> Q:
+    """PostgreSQL's one statement for a step that read nothing: the table's row (these columns) written
+    only where it is still the row the step started from (its version, chain length and head: the
+    fence), and the step's records (``:rows``) inserted only where the fence held; made once per set of
+    columns."""
+    found = _FENCED.get((columns, records))
     if found is not None:
         return found
+    sets = _sets(columns)
     if not records:
         text = f"UPDATE tables SET {sets} WHERE {FENCE}"
     else:
@@ -195,19 +202,19 @@ def fenced_statement(sets: str, records: bool) -> Q:
             f"WITH fence AS (UPDATE tables SET {sets} WHERE {FENCE} RETURNING id)"
             f" INSERT INTO events ({RECORDS.names}) {rows}"
         )
-    found = _FENCED[(sets, records)] = q(text, writes="events" if records else "tables")
+    found = _FENCED[(columns, records)] = q(text, writes="events" if records else "tables")
     return found
 
 
-_UPDATES: dict[str, Q] = {}
+_UPDATES: dict[tuple[tuple[str, ...], bool], Q] = {}
 
 
-def update_of(sets: str, *, fenced: bool = False) -> Q:
+def update_of(columns: tuple[str, ...], *, fenced: bool = False) -> Q:
     """The UPDATE of these columns of a table's row, or only where the row is still the one a step
     started from (`FENCE`); made once per set of columns."""
-    found = _UPDATES.get(sets if not fenced else "fenced:" + sets)
+    found = _UPDATES.get((columns, fenced))
     if found is None:
-        found = _UPDATES[sets if not fenced else "fenced:" + sets] = q(
-            f"UPDATE tables SET {sets} WHERE {FENCE if fenced else 'id = :id'}"
+        found = _UPDATES[(columns, fenced)] = q(
+            f"UPDATE tables SET {_sets(columns)} WHERE {FENCE if fenced else 'id = :id'}"
         )
     return found

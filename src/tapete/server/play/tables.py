@@ -494,9 +494,7 @@ async def write_row(tx: Tx, table: TableRow, before: TableRow | None) -> None:
     UPDATE. (A JSON column is changed by giving it a new value, never in place.)"""
     changed = _changed(table, before)
     if changed:
-        await tx.run(
-            repo.update_of(", ".join(f"{key} = :{key}" for key in changed)), {**changed, "id": table.id}
-        )
+        await tx.run(repo.update_of(tuple(changed)), {**changed, "id": table.id})
 
 
 def _changed(table: TableRow, before: TableRow | None) -> dict[str, Any]:
@@ -559,18 +557,18 @@ async def commit_fenced(store: Store, start: TableRow, table: TableRow, deferred
     records = [row for into, rows in deferred for row in rows if into is repo.RECORDS]
     assert len(records) == sum(len(rows) for _, rows in deferred), "only a step's records are held back"
     changed = _changed(table, start)
-    sets = ", ".join(f"{key} = :{key}" for key in changed)
+    columns = tuple(changed)
     fence = fence_of(start)
     if not store.postgres:
         async with store.transaction() as tx:
-            if await tx.run(repo.update_of(sets, fenced=True), {**changed, **fence}) != 1:
+            if await tx.run(repo.update_of(columns, fenced=True), {**changed, **fence}) != 1:
                 raise Stale()
             await tx.insert(repo.RECORDS, records)
         return
     params: dict[str, Any] = {**changed, **fence}
     if records:
         params["rows"] = Tx(None, True).rows_param(records)
-    done = await store.once(repo.fenced_statement(sets, bool(records)), params)
+    done = await store.once(repo.fenced_statement(columns, bool(records)), params)
     if done != max(len(records), 1):
         raise Stale()
 
