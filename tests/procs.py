@@ -5,6 +5,7 @@ Never the machine's shared instances for those."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -65,6 +66,27 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def listens(pid: int, port: int) -> bool:
+    """Whether process `pid` holds the socket listening on loopback `port` (from /proc): a free port
+    can be taken by another test's server between `free_port` and this one's bind, and that one's
+    /api/health would answer for it."""
+    wanted = f"0100007F:{port:04X}"
+    inodes = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[1] == wanted and fields[3] == "0A":  # LISTEN
+            inodes.add(f"socket:[{fields[9]}]")
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:  # it exited
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):  # closed since it was listed
+            if os.readlink(f"/proc/{pid}/fd/{fd}") in inodes:
+                return True
+    return False
+
+
 def wait_for(check: Any, what: str, seconds: float = 60) -> None:
     """Poll `check()` until it is true (AssertionError naming `what` after `seconds`)."""
     deadline = time.monotonic() + seconds
@@ -76,6 +98,10 @@ def wait_for(check: Any, what: str, seconds: float = 60) -> None:
             pass
         time.sleep(0.1)
     raise AssertionError(f"{what} did not come up in {seconds} s")
+
+
+class _PortTaken(Exception):
+    """The port chosen for a server was taken before it could listen on it."""
 
 
 class Server:
@@ -114,7 +140,20 @@ class Server:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
     def start(self, seconds: float = 90) -> None:
-        """Start it and wait until /api/health answers ok (AssertionError with its output if it exits)."""
+        """Start it and wait until /api/health answers ok from it (AssertionError with its output if it
+        exits). One that found its port taken meanwhile (another test's server) starts on another."""
+        for attempt in (1, 2, 3):
+            try:
+                self._start(seconds)
+                return
+            except _PortTaken:
+                if attempt == 3:
+                    raise AssertionError(
+                        f"tapete serve found its port taken thrice:\n{self.output[-3000:]}"
+                    ) from None
+                self.port = free_port()
+
+    def _start(self, seconds: float) -> None:
         self.home.mkdir(parents=True, exist_ok=True)
         env = {
             **os.environ,
@@ -137,9 +176,13 @@ class Server:
         deadline = time.monotonic() + seconds
         while True:
             if self.proc.poll() is not None:
+                if "address already in use" in self.output[-3000:]:
+                    raise _PortTaken()
                 raise AssertionError(f"tapete serve exited:\n{self.output[-3000:]}")
             try:
-                if httpx.get(f"{self.url}/api/health", timeout=1).json().get("ok"):
+                if httpx.get(f"{self.url}/api/health", timeout=1).json().get("ok") and listens(
+                    self.proc.pid, self.port
+                ):
                     return
             except (httpx.HTTPError, ValueError):
                 pass
