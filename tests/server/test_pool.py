@@ -161,38 +161,58 @@ def test_a_table_step_s_begin_goes_with_its_first_read_and_a_dead_connection_is_
     asyncio.run(run())
 
 
-def test_the_tables_connections_hold_no_prepared_statement_to_fall_out_of_step(
-    pg_url: str, monkeypatch: pytest.MonkeyPatch
+#: what migration 0004 makes: the function a table step's check calls when the table moved under it
+MOVED = sql.q(
+    "CREATE OR REPLACE FUNCTION tapete_moved(what text) RETURNS integer LANGUAGE plpgsql AS $$"
+    " BEGIN RAISE EXCEPTION '% moved under this step', what USING ERRCODE = 'TPMOV'; END $$"
+)
+
+
+@pytest.mark.parametrize("runs_before", [1, 2, 5])
+def test_a_statement_sent_behind_a_check_that_found_the_table_moved_runs_afterwards(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch, runs_before: int
 ) -> None:
-    """psycopg prepares a statement it has run often and then sends only its name; its record of them
-    fell out of step with the server's after a pipeline a racing step aborted ("prepared statement
-    _pg3_N does not exist": a 503 in the scale-out race test, half the runs on this machine). The tables'
-    connections prepare nothing: a statement run often holds no prepared statement on the server, and
-    one forgotten behind psycopg's back (DEALLOCATE ALL) changes nothing."""
+    """The tables' connections prepare their statements (PostgreSQL parses and plans each once). A round's
+    end sends its check, its writes and COMMIT without waiting; when the check finds the table moved (a
+    racing process), PostgreSQL skips what follows, a preparation with it, and the step is taken again
+    (`Stale`). psycopg must not keep such a statement as prepared, or its next run on that connection
+    fails ("prepared statement _pg3_N does not exist": the scale-out race test, when psycopg prepared a
+    statement at a later run than its first). However often it ran before, it runs afterwards, on the same
+    connection."""
     monkeypatch.setattr(sql, "PING_AFTER_IDLE_SECONDS", 60.0)
-    prepared = sql.q("SELECT count(*) FROM pg_prepared_statements")
-    forget = sql.q("DO $$BEGIN EXECUTE 'DEALLOCATE ALL'; END$$")  # psycopg does not see this one
+    check = sql.q("SELECT tapete_moved('the table') AS moved")
+    read = sql.q("SELECT count(*) AS n FROM t WHERE x = :x")
+    prepared = sql.q("SELECT count(*) AS n FROM pg_prepared_statements WHERE statement = :text")
 
     async def run() -> None:
         store = sql.Store(pg_url)
         seen: list[int] = []
-        check = _checking(seen)
-
+        pid = _checking(seen)
         try:
             async with store.transaction() as tx:
                 await tx.run(MAKE)
-            for x in range(8):  # often enough for psycopg to prepare them, were it let
-                async with store.transaction(lazy=check) as tx:
+                await tx.run(MOVED)
+            with pytest.raises(LookupError):  # a step refused: rolled back, as any connection was
+                async with store.transaction(lazy=pid) as tx:
+                    await tx.value(read, {"x": 7})
+                    raise LookupError("refused")
+            for _ in range(runs_before - 1):
+                async with store.transaction(lazy=pid) as tx:
+                    await tx.value(read, {"x": 7})
+            with pytest.raises(sql.Stale):
+                async with store.transaction(lazy=pid) as tx:
+                    await tx.run(check)  # sent without waiting, as a round's end sends it
+                    await tx.run(WRITE, {"x": 7})
+                    await tx.ahead(read, {"x": 7})  # skipped with its preparation
+            for x in (8, 9, 10):
+                async with store.transaction(lazy=pid) as tx:
                     await tx.run(WRITE, {"x": x})
-            assert len(set(seen)) == 1  # one connection all along
-            async with store.autocommit() as tx:
-                assert await tx.value(prepared) == 0
-                await tx.run(forget)
-            async with store.transaction(lazy=check) as tx:
-                await tx.run(WRITE, {"x": 8})
-            assert seen[-1] == seen[0]  # the same connection, nothing to replace
-            async with store.transaction(write=False) as tx:
-                assert await tx.value(COUNT) == 9
+                    assert await tx.value(read, {"x": x}) == 1
+            assert len(set(seen)) == 1  # one connection all along: nothing failed and was replaced
+            async with store.transaction(lazy=pid) as tx:
+                assert await tx.value(COUNT) == 3  # the moved step wrote nothing
+                # the read is prepared now, on the server
+                assert await tx.value(prepared, {"text": read.pg.replace("%(x)s", "$1")}) == 1
         finally:
             await store.close()
 

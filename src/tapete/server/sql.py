@@ -28,6 +28,16 @@ import pydantic_core
 from tapete.errors import TapeteError
 
 PING_AFTER_IDLE_SECONDS = 1.0
+
+PREPARED_AT = 0
+"""psycopg's `prepare_threshold` on PostgreSQL: a statement is prepared the first time a connection runs
+it, so PostgreSQL parses and plans it once. Not later: psycopg checks that a preparation took only for a
+statement it prepares at its first run; one prepared at its n-th run (n > 1) inside a pipeline that an
+error aborted (a racing step's check) is recorded as prepared though PostgreSQL skipped it ("prepared
+statement _pg3_N does not exist" at its next run; docs/server.md)."""
+PREPARED_MAX = 1024
+"""How many prepared statements a connection keeps (psycopg's `prepared_max`): more than the server's
+statements with their parameters' types, so that none is dropped and prepared again."""
 """A pooled PostgreSQL connection idle this long is pinged before use (one that was just used is not)."""
 
 _PARAM = re.compile(r"(?<!:):([A-Za-z_][A-Za-z0-9_]*)")
@@ -583,13 +593,12 @@ class Store:
                 raw = await psycopg.AsyncConnection.connect(
                     self.url.replace("postgres://", "postgresql://", 1),
                     autocommit=True,
-                    # no server-side prepared statements: psycopg's record of them fell out of step
-                    # with the server's after a pipeline that a racing step's error aborted ("prepared
-                    # statement _pg3_N does not exist", a 503 in a race between two processes); the
-                    # maintainers' advice for it (psycopg#280) is this setting
-                    prepare_threshold=None,
+                    # every statement prepared at its first run (`PREPARED_AT`), a connection keeping
+                    # them all (`PREPARED_MAX`)
+                    prepare_threshold=PREPARED_AT,
                     row_factory=_pg_rows,  # rows read by their columns' names
                 )
+                raw.prepared_max = PREPARED_MAX
                 set_json_dumps(dumps, context=raw)
                 set_json_loads(pydantic_core.from_json, context=raw)
                 await raw.execute("SET TIME ZONE 'UTC'")
@@ -753,7 +762,7 @@ class Store:
                     await conn.raw.execute("COMMIT")
             except Exception as failed:
                 translated = _translated(failed)
-                if isinstance(translated, Stale) and await self._rolled_back(conn):
+                if isinstance(translated, Stale) and await self._rolled_back(conn, pipe):
                     raise translated from failed  # its check refused it: nothing committed
                 await self._close(conn)  # whether it committed or not, the connection is not trusted
                 await self._drop_older(conn.made)
@@ -777,10 +786,14 @@ class Store:
         else:
             await self._give_back(conn)
 
-    async def _rolled_back(self, conn: _Conn) -> bool:
+    async def _rolled_back(self, conn: _Conn, pipe: Any) -> bool:
         """Roll back a transaction that a statement of its pipeline refused (the COMMIT after it was not
-        run) and give its connection back; False (nothing given back) when the connection failed."""
+        run) and give its connection back; False (nothing given back) when the connection failed. The
+        pipeline is left first, every answer of it read (psycopg learns which preparations it skipped)."""
         try:
+            if pipe is not None:
+                with contextlib.suppress(Exception):  # its refusal is known: the caller raises it
+                    await pipe.__aexit__(Stale, Stale(), None)
             await conn.raw.execute("ROLLBACK")
         except Exception:
             return False
