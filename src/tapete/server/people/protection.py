@@ -299,12 +299,19 @@ class Protection:
 
     async def check_seat(self, tx: Tx, caller: Caller) -> None:
         """A seat: the register, the exclusion, the identity, the session's minutes."""
+        await self._may_play(tx, caller, "seat")
+
+    async def _may_play(self, tx: Tx, caller: Caller, where: str) -> tuple[Profile, datetime] | None:
+        """What a seat and a bet both check (the register, the exclusion, the identity, the session's
+        minutes), and the player's profile as of now; None for staff, whom the seat's or the bet's own
+        check refuses."""
         if caller.role != "player":
-            return  # the seat's own check refuses him
+            return None
         profile = await self.profile(tx, caller.user_id)
         now = self.clock()
-        self._barred(profile, now, "seat", identity=True)
-        await self._session_minutes(tx, caller, profile, now, "seat")
+        self._barred(profile, now, where, identity=True)
+        await self._session_minutes(tx, caller, profile, now, where)
+        return profile, now
 
     async def _session_minutes(
         self, tx: Tx, caller: Caller, profile: Profile, now: datetime, where: str
@@ -347,12 +354,10 @@ class Protection:
     async def check_bet(self, tx: Tx, caller: Caller, amount: object) -> None:
         """A bet (or a back-bet request): the register, the exclusion, the identity, the session's
         minutes, and the day's wagers and losses with this bet (as if it were lost whole)."""
-        if caller.role != "player":
-            return  # the bet's own check refuses him
-        profile = await self.profile(tx, caller.user_id)
-        now = self.clock()
-        self._barred(profile, now, "bet", identity=True)
-        await self._session_minutes(tx, caller, profile, now, "bet")
+        found = await self._may_play(tx, caller, "bet")
+        if found is None:
+            return
+        profile, now = found
         if not profile.needs_day(now) or not isinstance(amount, int) or amount <= 0:
             return
         limits = profile.limits(now)
