@@ -272,13 +272,7 @@ async def post_many(
             if balance + delta[account_id] < 0:
                 need = -sum(e["amount"] for e in entries if e["account_id"] == account_id and e["amount"] < 0)
                 owner = account.name.removeprefix("wallet:")
-                raise InsufficientFunds(
-                    f"{owner} has {balance} and this takes {need}",
-                    key="err.api.funds",
-                    player=owner,
-                    balance=balance,
-                    amount=need,
-                )
+                raise short_of(owner, balance, need)
         final = {a: int(have.get(a, 0)) + delta[a] for a in wallets}
         await tx.run(repo.set_balances(len(final)), _numbered(final))
         for account_id, balance in final.items():
@@ -420,6 +414,19 @@ async def lock_funds(tx: Tx, names: Iterable[str]) -> None:
     wanted = sorted(set(names))
     await lock_wallets(tx, wanted)
     tx.info.put(FUNDS, await funds(tx, wanted))
+
+
+def short_of(player: str, have: int, amount: int) -> InsufficientFunds:
+    """The refusal of what a player's chips cannot cover (``err.api.funds``), for a bet, an accepted
+    back-bet, a decision that takes chips or a ledger movement: he has `have` (his balance, or what is
+    free of his other bets, as the check read it) and it takes `amount`."""
+    return InsufficientFunds(
+        f"{player} has {have} and this takes {amount}",
+        key="err.api.funds",
+        player=player,
+        balance=have,
+        amount=amount,
+    )
 
 
 def spent(tx: Tx, name: str, balance: int, free: int) -> None:

@@ -103,14 +103,7 @@ async def snapshot(
         money = await balances(tx, people)
     spec = rt.cls.bet_spec(rt.rules)
     base: dict[str, Any] = {
-        "table": {
-            "id": table.id,
-            "name": table.name,
-            "game": table.game,
-            "mode": table.mode,
-            "rules": table.rules,
-            "status": table.status,
-        },
+        "table": {**tables.describe(table), "status": table.status},
         "phase": "playing" if table.in_round else "betting",
         "round": table.round_no if table.in_round else None,
         "last_round": table.round_no if not table.in_round and table.round_no else None,

@@ -466,7 +466,7 @@ async def open_table(
         shoe = make_shoe(model, SecureRandom(), live=True)
         await _new_shoe(tx, table, shoe, list(shoe.events), key, caller_name)
     await write_row(tx, table, before)
-    await note(tx, "table_opened", actor=caller_name, table_id=table.id, details=_describe(table))
+    await note(tx, "table_opened", actor=caller_name, table_id=table.id, details=describe(table))
     return table
 
 
@@ -573,7 +573,9 @@ async def commit_fenced(store: Store, start: TableRow, table: TableRow, deferred
         raise Stale()
 
 
-def _describe(table: TableRow) -> dict[str, Any]:
+def describe(table: TableRow) -> dict[str, Any]:
+    """What names a table wherever it is shown (its list, its state, the event of its opening): id,
+    name, game, mode and rules."""
     return {"id": table.id, "name": table.name, "game": table.game, "mode": table.mode, "rules": table.rules}
 
 
@@ -583,11 +585,7 @@ def table_json(table: TableRow, seats: Sequence[tuple[int, str]]) -> dict[str, A
         load_rules(table.game, {k: v for k, v in table.rules.items() if k not in SERVER_KEYS})
     )
     return {
-        "id": table.id,
-        "name": table.name,
-        "game": table.game,
-        "mode": table.mode,
-        "rules": table.rules,
+        **describe(table),
         "status": table.status,
         # why it is suspended or closed (``integrity``: its records failed their check)
         "reason": table.status_reason if table.status != "open" else None,
@@ -747,13 +745,7 @@ async def place_bet(
     assert isinstance(amount, int) and isinstance(spot, str)
     balance, free = await ledger.available(tx, ledger.Player(caller.user_id, caller.name), lock=True)
     if amount > free:
-        raise InsufficientFunds(
-            f"{caller.name} has {free} free for bets and this bet is {amount}",
-            key="err.api.funds",
-            player=caller.name,
-            balance=free,
-            amount=amount,
-        )
+        raise ledger.short_of(caller.name, free, amount)
     values = {
         "t": table.id,
         "seat": number,
@@ -882,13 +874,7 @@ async def answer_request(
     )
     balance, free = await ledger.available(tx, requester, lock=True)  # the back-bet now among his bets
     if free < 0:
-        raise InsufficientFunds(
-            f"{requester.name} no longer has the chips for this back-bet",
-            key="err.api.funds",
-            player=requester.name,
-            balance=balance,
-            amount=request.amount,
-        )
+        raise ledger.short_of(requester.name, balance, request.amount)
     return {"request": rid, "status": "accepted"}
 
 
@@ -1108,13 +1094,7 @@ async def deal(tx: Tx, table: TableRow, rt: TableRuntime, by: str, key: bytes) -
     for player, amount in need.items():
         balance = balances.get(player, 0)
         if balance < amount:
-            raise InsufficientFunds(
-                f"{player} has {balance} and his bets are {amount}",
-                key="err.api.funds",
-                player=player,
-                balance=balance,
-                amount=amount,
-            )
+            raise ledger.short_of(player, balance, amount)
     if table.mode == "live" and rt.live is not None and getattr(rt.cls, "SHUFFLE_EVERY_ROUND", False):
         # Showdown Art.7 shuffles the whole deck before every round: its cards are counted afresh, whether
         # or not the dealer reported the shuffle (a card of the last round may come again)
@@ -1188,13 +1168,7 @@ async def act(
         player = ledger.Player(caller.user_id, caller.name)
         _, free = await ledger.available(tx, player, lock=True)  # not the chips his other bets wait with
         if free < cost:
-            raise InsufficientFunds(
-                f"{caller.name} has {free} free and this decision takes {cost}",
-                key="err.api.funds",
-                player=caller.name,
-                balance=free,
-                amount=cost,
-            )
+            raise ledger.short_of(caller.name, free, cost)
     return await _take(tx, table, rt, caller.name, action, key)
 
 
