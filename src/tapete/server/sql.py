@@ -28,6 +28,7 @@ import pydantic_core
 from tapete.errors import TapeteError
 
 PING_AFTER_IDLE_SECONDS = 1.0
+"""A pooled PostgreSQL connection idle this long is pinged before use (one that was just used is not)."""
 
 PREPARED_AT = 0
 """psycopg's `prepare_threshold` on PostgreSQL: a statement is prepared the first time a connection runs
@@ -38,7 +39,6 @@ statement _pg3_N does not exist" at its next run; docs/server.md)."""
 PREPARED_MAX = 1024
 """How many prepared statements a connection keeps (psycopg's `prepared_max`): more than the server's
 statements with their parameters' types, so that none is dropped and prepared again."""
-"""A pooled PostgreSQL connection idle this long is pinged before use (one that was just used is not)."""
 
 _PARAM = re.compile(r"(?<!:):([A-Za-z_][A-Za-z0-9_]*)")
 #: SQLite's text form of a timestamp, as SQLAlchemy writes it (so that the ORM reads what this wrote)
