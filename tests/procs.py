@@ -169,6 +169,7 @@ class Server:
             cmd += ["--broker-url", self.broker_url]
         if self.workers > 1:
             cmd += ["--workers", str(self.workers)]
+        before = len(self.output)  # what an earlier start wrote (a port taken) is not this one's
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
                 cmd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
@@ -176,7 +177,7 @@ class Server:
         deadline = time.monotonic() + seconds
         while True:
             if self.proc.poll() is not None:
-                if "address already in use" in self.output[-3000:]:
+                if "address already in use" in self.output[before:]:
                     raise _PortTaken()
                 raise AssertionError(f"tapete serve exited:\n{self.output[-3000:]}")
             try:
