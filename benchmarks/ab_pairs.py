@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.bench_server import summary
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_LOAD = ["--tables", "20", "--seconds", "30", "--postgres"]
 
@@ -42,17 +44,6 @@ def run_once(tree: Path, load: list[str]) -> dict[str, Any]:
     except json.JSONDecodeError:
         said = f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
         raise SystemExit(f"bench_server failed in {tree}:\n{said}") from None
-
-
-def line(label: str, result: dict[str, Any]) -> str:
-    """A run as one line: decisions/s, p99, the server's CPU per decision, failures and refusals."""
-    return (
-        f"{time.strftime('%H:%M')} {label:>8} {result['decisions_per_second']:8.1f}/s"
-        f"  p99 {result['decision_ms']['p99']:6.1f} ms"
-        f"  round end p99 {result.get('round_ending_decision_ms', {}).get('p99', float('nan')):6.1f} ms"
-        f"  server CPU {result.get('server_cpu_ms_per_decision', float('nan'))} ms/decision"
-        f"  failures {result['failures']}  refused {sum(result['refused'].values())}"
-    )
 
 
 def main() -> None:
@@ -85,9 +76,9 @@ def main() -> None:
             print(f"old {args.old}, new {args.new}; bench_server {' '.join(load)}", flush=True)
             for _ in range(args.pairs):
                 old = run_once(trees["old"], load)
-                print(line("old", old), flush=True)
+                print(time.strftime("%H:%M"), summary(old, f"old {args.old}"), flush=True)
                 new = run_once(trees["new"], load)
-                print(line("new", new), flush=True)
+                print(time.strftime("%H:%M"), summary(new, f"new {args.new}"), flush=True)
                 ratio = new["decisions_per_second"] / old["decisions_per_second"]
                 print(f"      pair ratio new/old {ratio:.2f}", flush=True)
         finally:
