@@ -370,6 +370,123 @@ def test_the_recall_of_a_round_in_progress_hides_the_hole_card_but_from_the_insp
     assert '"6c"' in inspector_log and '"6c"' not in admin_log and inspector_log.startswith(admin_log)
 
 
+def test_a_claims_recall_hides_the_hole_card_from_the_administrator_while_the_round_is_in_progress(
+    api: Api,
+) -> None:
+    """A bettor files a claim on the round he is playing: the administrator reads the claim beside the
+    round's recall as the dealer sees it (server.md: nobody but the inspector reads a card the table has
+    not shown, through any endpoint); the inspector reads it whole."""
+    api.user("ana", "player", chips=5_000)
+    api.user("dora", "dealer")
+    api.user("ines", "inspector")
+    table = api.table("blackjack", "live")
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
+    live_deal(api, "dora", table, CARDS)
+    claim = api.ok("ana", "POST", "/api/claims", json={"table": table, "round": 1, "text": "the hole card"})
+    admin = api.ok("admin", "GET", f"/api/claims/{claim['id']}")
+    inspector = api.ok("ines", "GET", f"/api/claims/{claim['id']}")
+    assert admin["recall"]["status"] == "in_progress"
+    assert [c["card"] for c in admin["recall"]["cards"]] == ["2s", "9h", "9c", "??"]
+    assert '"6c"' not in json.dumps(admin)
+    assert [c["card"] for c in inspector["recall"]["cards"]] == CARDS
+
+
+def test_a_corrected_hole_card_stays_hidden_from_the_administrator_until_the_round_ends(api: Api) -> None:
+    """The dealer corrects the hole card he typed: neither the card he typed nor the one that replaced it
+    reaches the administrator while the round is in progress (the recall's cards and corrections, the
+    exported log, the significant-event log); the inspector reads both; once the round has ended the
+    administrator's recall and event log show the correction whole."""
+    api.user("ana", "player", chips=5_000)
+    api.user("dora", "dealer")
+    api.user("ines", "inspector")
+    table = api.table("blackjack", "live")
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
+    live_deal(api, "dora", table, CARDS)  # the hole card typed as 6c
+    fix = {"card": "7c", "reason": "misread the hole card"}
+    api.ok("dora", "POST", f"/api/tables/{table}/corrections", json=fix)
+
+    def correction_events(who: str) -> list[Any]:
+        return [e for e in api.ok(who, "GET", "/api/events")["events"] if e["kind"] == "correction"]
+
+    admin = api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")
+    for hidden in ('"6c"', '"7c"'):
+        assert hidden not in json.dumps(admin), admin
+        assert hidden not in api.as_("admin", "GET", f"/api/tables/{table}/log").text
+        assert hidden not in json.dumps(correction_events("admin"))
+    assert [(c["was"], c["now"]) for c in admin["corrections"]] == [("??", "??")]
+    inspector = api.ok("ines", "GET", f"/api/tables/{table}/rounds/1")
+    assert [(c["was"], c["now"]) for c in inspector["corrections"]] == [("6c", "7c")]
+    assert [(e["details"]["was"], e["details"]["now"]) for e in correction_events("ines")] == [("6c", "7c")]
+    api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "decline"})
+    api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "stand"})
+    assert api.ok("dora", "POST", f"/api/tables/{table}/cards", json={"card": "Ts"})["phase"] == "betting"
+    ended = api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")
+    assert [(c["was"], c["now"]) for c in ended["corrections"]] == [("6c", "7c")]
+    assert [c["card"] for c in ended["cards"] if not c.get("superseded")] == ["2s", "9h", "9c", "7c", "Ts"]
+    assert [(e["details"]["was"], e["details"]["now"]) for e in correction_events("admin")] == [("6c", "7c")]
+
+
+def test_a_virtual_tables_burned_cards_stay_hidden_from_the_administrator_while_their_round_plays(
+    api: Api,
+) -> None:
+    """The burn after a virtual table's shuffle names its cards in the chain: while the round it
+    prepared is in progress, the administrator's recall shows them face down and his exported log ends
+    before them; the inspector reads them; the recall shows them once the round has ended."""
+    api.user("ana", "player", chips=100_000)
+    api.user("ines", "inspector")
+    for _ in range(6):  # a Black Jack dealt ends the round at once (about one deal in eleven): a new shoe
+        table = api.table("blackjack", turn_seconds=None)
+        api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+        api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 1000})
+        api.ok("admin", "POST", f"/api/tables/{table}/deal")
+        if api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")["status"] == "in_progress":
+            break
+    assert api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")["status"] == "in_progress"
+
+    def burns(who: str) -> list[list[str]]:
+        recall = api.ok(who, "GET", f"/api/tables/{table}/rounds/1")
+        return [p["cards"] for p in recall["procedures"] if p.get("step") == "burn"]
+
+    burned = burns("ines")
+    assert burned and all(card != "??" for cards in burned for card in cards)
+    assert burns("admin") == [["??"] * len(cards) for cards in burned]
+    admin_log = api.as_("admin", "GET", f"/api/tables/{table}/log").text
+    inspector_log = api.as_("ines", "GET", f"/api/tables/{table}/log").text
+    assert '"burn"' in inspector_log and '"burn"' not in admin_log and inspector_log.startswith(admin_log)
+    for _ in range(20):  # stand until the round ends (a split or an offer asks again)
+        state = api.state("ana", table)
+        pending = state["pending"]
+        if pending is None or pending["kind"] == "card":
+            break
+        action = "stand" if "stand" in pending["legal"] else "decline"
+        body = {"seat": 1, "action": action, "hand": pending["hand"]}
+        api.ok("ana", "POST", f"/api/tables/{table}/actions", json=body)
+    assert api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")["status"] != "in_progress"
+    assert burns("admin") == burned
+
+
+def test_the_significant_event_log_pages_on_from_the_last_id_read(api: Api) -> None:
+    """`GET /api/events?since=N&limit=M` gives the M events after N, oldest first, so that a client
+    paging from the last id it read misses none; without `since`, the newest M."""
+    for n in range(6):
+        api.user(f"p{n}", "player")
+    every = api.ok("admin", "GET", "/api/events?limit=1000")["events"]
+    ids = [e["id"] for e in every]
+    assert len(ids) >= 6 and ids == sorted(ids)
+    read: list[int] = []
+    since = 0
+    while True:
+        page = [e["id"] for e in api.ok("admin", "GET", f"/api/events?since={since}&limit=2")["events"]]
+        if not page:
+            break
+        read += page
+        since = page[-1]
+    assert read == ids
+    assert [e["id"] for e in api.ok("admin", "GET", "/api/events?limit=2")["events"]] == ids[-2:]
+
+
 def test_checkpoints_stand_for_what_lies_below_them(
     api: Api, sql: sa.Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:

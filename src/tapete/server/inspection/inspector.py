@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.games import round_class
-from tapete.games.base import CARD, Viewer
+from tapete.games.base import CARD, HIDDEN, Viewer
 from tapete.server import signing
 from tapete.server.errors import NotFound
 from tapete.server.inspection import integrity
@@ -77,25 +77,90 @@ def _entry_json(entry: LedgerEntry, account: str) -> dict[str, Any]:
 
 
 def _as_seen(game: str, records: list[Any], viewer: Viewer) -> list[chain.Record]:
-    """A round's records as `viewer` may see them now (the game's censor): an event the viewer may not
-    see is left out, a card he may not see yet is hidden. The censor keeps the events' order and drops
-    or trims them, so each kept event is matched to its record by its type, in order."""
-    seen = round_class(game).censor([r.event for r in records], viewer)
-    out: list[chain.Record] = []
+    """A round's records as `viewer` may see them now (the game's censor over the round as the engine
+    plays it: without what a correction superseded): an event the viewer may not see is left out, a
+    card he may not see yet is hidden. A dealer's correction and the mistyped card it superseded show
+    what the card that replaced it shows: a hole card corrected stays hidden, and so does its typo."""
+    fixes = [r for r in records if r.event.get("type") in SERVER_EVENTS]
+    superseded = {seq for r in fixes for seq in r.event["supersedes"]}
+    played = [r for r in records if r.seq not in superseded and r.event.get("type") not in SERVER_EVENTS]
+    seen = round_class(game).censor([r.event for r in played], viewer)
+    shown: dict[int, dict[str, Any]] = {}
     j = 0
-    for r in records:
+    for r in played:  # the censor keeps the events' order and drops or trims them: matched by type
         if j < len(seen) and seen[j].get("type") == r.event.get("type"):
-            out.append(chain.Record(r.seq, r.round, seen[j], r.prev, r.at, r.by, r.hash, r.sig))
+            shown[r.seq] = seen[j]
             j += 1
+    hidden_fixes = _hidden_corrections(records, shown)
+    out: list[chain.Record] = []
+    for r in records:
+        event: dict[str, Any] | None = shown.get(r.seq)
+        if r.event.get("type") in SERVER_EVENTS:
+            event = dict(r.event)
+            if r.seq in hidden_fixes:
+                event["was"] = event["now"] = HIDDEN
+        elif r.seq in superseded and r.event.get("type") == CARD:
+            event = dict(r.event)
+            if r.seq in hidden_fixes:
+                event["card"] = HIDDEN
+        if event is not None:
+            out.append(chain.Record(r.seq, r.round, event, r.prev, r.at, r.by, r.hash, r.sig))
     return out
 
 
-async def recall(
-    db: AsyncSession, table: CasinoTable, round_no: int, *, role: str = "inspector"
-) -> dict[str, Any]:
+def _hidden_corrections(records: list[Any], shown: dict[int, dict[str, Any]]) -> set[int]:
+    """The corrections, and the cards they superseded, whose card the viewer may not read: those whose
+    replacement (the first card recorded after the correction) is hidden from him, or superseded again."""
+    out: set[int] = set()
+    for i, r in enumerate(records):
+        if r.event.get("type") not in SERVER_EVENTS:
+            continue
+        after = next((later for later in records[i + 1 :] if later.event.get("type") == CARD), None)
+        visible = after is not None and shown.get(after.seq, {}).get("card", HIDDEN) != HIDDEN
+        if not visible:
+            out.add(r.seq)
+            out.update(r.event["supersedes"])
+    return out
+
+
+def _burns_hidden(records: list[Any]) -> list[chain.Record]:
+    """Procedure records with their burned cards face down (the engine's `public_copy`): what anyone but
+    the inspector reads of a shoe's burn while the round it prepares is in progress."""
+    out: list[chain.Record] = []
+    for r in records:
+        event = r.event
+        if event.get("type") == "procedure" and isinstance(event.get("cards"), list):
+            event = {**event, "cards": [HIDDEN] * len(event["cards"])}
+        out.append(chain.Record(r.seq, r.round, event, r.prev, r.at, r.by, r.hash, r.sig))
+    return out
+
+
+async def shown_until(db: AsyncSession, table: CasinoTable, rows: list[Any]) -> int:
+    """How many of a table's records (in order) name no card that anyone but the inspector may not read
+    yet: they end before the round in progress, and before a burn of real cards made after the last
+    round that ended (it prepares a round not ended yet)."""
+    ended = await db.scalar(
+        select(func.max(RoundRow.last_seq)).where(
+            RoundRow.table_id == table.id, RoundRow.status != "in_progress"
+        )
+    )
+    playing = str(table.round_no) if table.in_round else None
+    for i, r in enumerate(rows):
+        if r.round == playing:
+            return i
+        burned = r.event.get("cards") if r.event.get("type") == "procedure" else None
+        after_ended = r.seq > (ended if ended is not None else -1)
+        if after_ended and isinstance(burned, list) and any(card != HIDDEN for card in burned):
+            return i
+    return len(rows)
+
+
+async def recall(db: AsyncSession, table: CasinoTable, round_no: int, *, role: str) -> dict[str, Any]:
     """server.md's recall of round `round_no` (NotFound for a round the table never played). While the
     round is in progress, only the inspector reads a card the table has not shown: anyone else (`role`:
-    the administrator) reads the round as the dealer sees it; the whole round once it has ended."""
+    the administrator) reads the round as the dealer sees it (no hole card, no burned card, no card a
+    correction replaced face down); the whole round once it has ended. `role` has no default: every
+    caller says whose recall it is."""
     row = await db.scalar(
         select(RoundRow).where(RoundRow.table_id == table.id, RoundRow.round_no == round_no)
     )
@@ -104,7 +169,8 @@ async def recall(
             f"table {table.id} has no round {round_no}", key="err.api.no_round_number", round=round_no
         )
     records: list[Any] = await chain.records(db, table.id, round_id=round_no)
-    if row.status == "in_progress" and role != "inspector":
+    censored = row.status == "in_progress" and role != "inspector"
+    if censored:
         records = _as_seen(table.game, records, Viewer("dealer"))
     # The round's procedures: those since the round before it ended (labelled shoe-{n-1}: between the
     # rounds, and the deal's reshuffle) and those of its own time (shoe-{n} up to its last record: a cut
@@ -148,11 +214,10 @@ async def recall(
             decisions.append(_recorded(ev, r))
         elif ev.get("type") in SERVER_EVENTS:
             corrections.append(_recorded(ev, r))
-    procedures = [
-        {**_recorded(r.event, r), "round": r.round}
-        for r in shoe_rows
-        if r.event.get("type") in PROCEDURE_EVENTS
-    ]
+    shoe_records: list[Any] = [r for r in shoe_rows if r.event.get("type") in PROCEDURE_EVENTS]
+    if censored:
+        shoe_records = _burns_hidden(shoe_records)
+    procedures = [{**_recorded(r.event, r), "round": r.round} for r in shoe_records]
     entries = await db.execute(
         select(LedgerEntry, Account.name)
         .join(Account, Account.id == LedgerEntry.account_id)
@@ -347,22 +412,39 @@ def report_csv(rows: list[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-async def significant(db: AsyncSession, limit: int = 200, since_id: int = 0) -> list[dict[str, Any]]:
-    """The significant-event log, newest last."""
-    rows = await db.scalars(
-        select(SignificantEvent)
-        .where(SignificantEvent.id > since_id)
-        .order_by(SignificantEvent.id.desc())
-        .limit(limit)
-    )
-    return [
-        {
-            "id": r.id,
-            "at": iso(r.at),
-            "kind": r.kind,
-            "actor": r.actor,
-            "table": r.table_id,
-            "details": r.details,
-        }
-        for r in reversed(list(rows))
-    ]
+async def significant(
+    db: AsyncSession, limit: int = 200, since_id: int | None = None, *, role: str
+) -> list[dict[str, Any]]:
+    """The significant-event log, oldest first: the `limit` events after `since_id` (a client pages on
+    from the last id it read), or, with no `since_id`, the newest `limit`. While a round is in
+    progress, a correction in it names its cards to the inspector only (server.md: nobody else reads a
+    card the table has not shown; the recall shows them once the round has ended)."""
+    query = select(SignificantEvent)
+    if since_id is None:
+        found = list(await db.scalars(query.order_by(SignificantEvent.id.desc()).limit(limit)))[::-1]
+    else:
+        query = query.where(SignificantEvent.id > since_id)
+        found = list(await db.scalars(query.order_by(SignificantEvent.id).limit(limit)))
+    playing: set[tuple[int, int]] = set()
+    if role != "inspector" and any(r.kind == "correction" for r in found):
+        rows = await db.execute(
+            select(RoundRow.table_id, RoundRow.round_no).where(RoundRow.status == "in_progress")
+        )
+        playing = {(t, n) for t, n in rows.all()}
+    out = []
+    for r in found:
+        details = r.details
+        in_play = isinstance(details, dict) and (r.table_id, details.get("round")) in playing
+        if r.kind == "correction" and in_play:
+            details = {**details, "was": HIDDEN, "now": HIDDEN}
+        out.append(
+            {
+                "id": r.id,
+                "at": iso(r.at),
+                "kind": r.kind,
+                "actor": r.actor,
+                "table": r.table_id,
+                "details": details,
+            }
+        )
+    return out

@@ -120,17 +120,16 @@ async def get_verify(casino: CasinoOf, table_id: Id, caller: Who) -> dict[str, A
 @router.get("/api/tables/{table_id}/log", tags=["inspector"])
 async def get_log(casino: CasinoOf, table_id: Id, caller: Who) -> PlainTextResponse:
     """The table's chain as JSON lines (what `tapete verify FILE` checks), for the inspector. The
-    administrator's ends before the round in progress (server.md: nobody but the inspector reads a
-    card the table has not shown; a censored record would no longer hash, a prefix still verifies)."""
+    administrator's ends before the first record that names a card no round has shown yet: the round
+    in progress, and a burn made for a round that has not ended (server.md: nobody but the inspector
+    reads a card the table has not shown; a censored record would no longer hash, a prefix verifies)."""
     caller.need("inspector", "admin")
 
     async with casino.db() as db:
         table = await _table(db, table_id)
         rows = await chain.records(db, table_id)
-        if caller.role != "inspector" and table.in_round:
-            playing = str(table.round_no)
-            cut = next((i for i, r in enumerate(rows) if r.round == playing), len(rows))
-            rows = rows[:cut]
+        if caller.role != "inspector":
+            rows = rows[: await inspector.shown_until(db, table, rows)]
         lines = [json.dumps(chain.record_of(r), ensure_ascii=False, sort_keys=True) for r in rows]
         return PlainTextResponse("\n".join(lines) + ("\n" if lines else ""), media_type="application/jsonl")
 
@@ -159,9 +158,10 @@ async def get_report(
 
 @router.get("/api/events", tags=["inspector"])
 async def get_significant(
-    casino: CasinoOf, caller: Who, since: Since = 0, limit: int = 200
+    casino: CasinoOf, caller: Who, since: Since | None = None, limit: int = 200
 ) -> dict[str, Any]:
-    """The significant-event log (inspector, admin)."""
+    """The significant-event log (inspector, admin), oldest first: the `limit` events after `since`, or
+    the newest `limit` when `since` is not given."""
     caller.need("inspector", "admin")
     async with casino.db() as db:
-        return {"events": await inspector.significant(db, max(1, min(limit, 1000)), since)}
+        return {"events": await inspector.significant(db, max(1, min(limit, 1000)), since, role=caller.role)}

@@ -144,7 +144,7 @@ async def get_claim(casino: CasinoOf, claim_id: _ID, caller: Who) -> dict[str, A
     async with casino.db() as db:
         table = await db.get(CasinoTable, claim["table"])
         assert table is not None
-        recall = await inspector.recall(db, table, claim["round"])
+        recall = await inspector.recall(db, table, claim["round"], role=caller.role)
     return {"claim": claim, "recall": recall}
 
 
