@@ -216,3 +216,21 @@ def test_the_database_refuses_a_negative_wallet(api: Api, sql: sa.Engine) -> Non
         conn.execute(sa.text("UPDATE accounts SET balance = balance + 1 WHERE name = 'wallet:ana'"))
     assert api.balance("ana") == 500
     assert check_books(api, sql)["ana"] == 500
+
+
+def test_the_cashier_finds_a_player_by_his_name_in_any_case(api: Api) -> None:
+    """server.md: user names are unique whatever their case (`Admin` is `admin`): the cashier's buy-in,
+    cash-out and lookups find `Ana` as `ana` or `ANA`, and answer with the name as it was made."""
+    api.user("Ana", "player")
+    assert api.ok("admin", "POST", "/api/cashier/buy-in", json={"player": "ana", "amount": 500}) == {
+        "player": "Ana",
+        "balance": 500,
+    }
+    assert (
+        api.ok("admin", "POST", "/api/cashier/cash-out", json={"player": "ANA", "amount": 200})["balance"]
+        == 300
+    )
+    found = api.ok("admin", "GET", "/api/cashier/players/aNa")
+    assert found["player"] == "Ana" and found["balance"] == 300
+    assert [m["amount"] for m in found["movements"]] == [-200, 500]
+    assert api.ok("admin", "GET", "/api/protection/players/ANA")["player"] == "Ana"

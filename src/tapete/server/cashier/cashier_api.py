@@ -83,7 +83,7 @@ async def get_player(casino: CasinoOf, name: PathName, caller: Who) -> dict[str,
             raise NotFound(f"no player {name}", key="err.api.no_player", name=name)
         player = ledger.Player(*found)
         balance, free = await ledger.available(tx, player)
-        rows = await tx.all(repo.MOVEMENTS, {"name": f"wallet:{name}"})
+        rows = await tx.all(repo.MOVEMENTS, {"name": f"wallet:{player.name}"})
     moves = [
         {
             "id": entry_id,
@@ -96,7 +96,7 @@ async def get_player(casino: CasinoOf, name: PathName, caller: Who) -> dict[str,
         }
         for entry_id, kind, amount, after, table, round_no, at in rows
     ]
-    return {"player": name, "balance": balance, "available": free, "movements": moves}
+    return {"player": player.name, "balance": balance, "available": free, "movements": moves}
 
 
 @router.get("/api/players", tags=["cashier"])

@@ -69,7 +69,8 @@ FUNDS = q(
 
 
 # -- the cashier's lists (`cashier_api`)
-PLAYER = q("SELECT id, name FROM users WHERE name = :name AND role = 'player'")
+#: a player by his name in any case (server.md: user names are unique whatever their case)
+PLAYER = q("SELECT id, name FROM users WHERE lower(name) = lower(:name) AND role = 'player'")
 PLAYERS = q(
     "SELECT u.name, COALESCE(a.balance, 0) AS balance FROM users u"
     " LEFT JOIN accounts a ON a.user_id = u.id AND a.kind = 'wallet' WHERE u.role = 'player' ORDER BY u.name"

@@ -539,7 +539,7 @@ class Protection:
             profile = await self.profile(tx, int(found.id), fresh=True)
         now = self.clock()
         return {
-            "player": name,
+            "player": found.name,
             "document": profile.document,
             "birth_date": profile.birth_date,
             "identified": profile.identified,

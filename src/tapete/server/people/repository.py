@@ -77,7 +77,8 @@ REGISTER_META = q(
     " loaded_by = excluded.loaded_by"
 )
 REGISTER_READ = q("SELECT entries, loaded_at, loaded_by FROM protection_register WHERE id = 1")
-PLAYER_ID = q("SELECT id FROM users WHERE name = :name AND role = 'player'")
+#: a player's id and name by his name in any case (server.md: user names are unique whatever their case)
+PLAYER_ID = q("SELECT id, name FROM users WHERE lower(name) = lower(:name) AND role = 'player'")
 PROHIBITED_USERS = q(
     "SELECT u.name FROM player_protection p JOIN users u ON u.id = p.user_id"
     " JOIN prohibited_persons r ON r.document = p.document ORDER BY u.name"
