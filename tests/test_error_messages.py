@@ -15,6 +15,7 @@ import pytest
 
 from tapete.cards import parse_card
 from tapete.errors import BadCards, IllegalAction, InvalidRules, LiveTableRefused, TapeteError
+from tapete.games.base import Dealt
 from tapete.games.blackjack import Action, BlackjackRound
 from tapete.games.majestic21 import Majestic21Round
 from tapete.games.punto_y_banca import PuntoYBancaRound
@@ -161,6 +162,15 @@ def _bj_split_not_a_pair() -> None:
     rnd.apply(Action(1, "split", hand=0))
 
 
+def _bj_decision_before_the_hole_card() -> None:
+    """A live round (cards posted one by one) asked a decision while the dealer's hole card is due."""
+    r = BlackjackRules.load({})
+    rnd = BlackjackRound(r, place_bets([RawBet(1, "ana", "main", 1000)], BlackjackRound.bet_spec(r)))
+    for card in ("Ts", "9h", "7c"):
+        rnd.apply(Dealt(parse_card(card)))
+    rnd.apply(Action(1, "stand"))
+
+
 FULL_SCENARIO = {"game": "blackjack", "rules": {}, "cards": ["Ts", "9c", "9h", "7s", "2d"], "bets": []}
 
 #: (what, how to get the refusal, code, words the Spanish must hold, words the English must hold)
@@ -232,6 +242,13 @@ SAMPLES: list[tuple[str, Callable[[], Any], str, tuple[str, ...], tuple[str, ...
         "illegal_action",
         ("el asiento 2 no puede decidir ahora", "asiento 1 (seguro)"),
         ("seat 2 cannot decide now",),
+    ),
+    (
+        "a decision while the dealer's hole card is due",
+        _bj_decision_before_the_hole_card,
+        "conflict",
+        ("la carta tapada del dealer", "el plantarse del asiento 1"),
+        ("the dealer's hole card", "seat 1's stand"),
     ),
     ("a bad card", lambda: parse_card("Xx"), "bad_cards", ("«Xx» no es una carta",), ("'Xx' is not a card",)),
     (

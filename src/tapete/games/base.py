@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal, NamedTuple, Protocol, runtime_checkab
 
 from tapete import __version__ as ENGINE_VERSION
 from tapete.cards import NAMES, Card, parse_card
-from tapete.errors import BadCards, BadRequest, IllegalAction, NotWaitingFor
+from tapete.errors import BadCards, BadRequest, IllegalAction, Msg, NotWaitingFor
 from tapete.rules.common import CommonRules, FrozenDict
 from tapete.table import round_settled
 
@@ -572,15 +572,23 @@ class RoundBase:
         return None
 
 
-def _whose(step: CardStep) -> str:
-    """Whose card a card step waits for, in words (for messages)."""
+def _whose(step: CardStep) -> Msg:
+    """Whose card a card step waits for, in words (for messages; its key says it in the caller's
+    language, the text stays English in the error's params)."""
     if step.to == "seat":
-        return f"seat {step.seat}" + (f", hand {step.hand}" if step.hand else "")
+        if step.hand:
+            return Msg(
+                f"seat {step.seat}, hand {step.hand}", "whose.seat_hand", seat=step.seat, hand=step.hand
+            )
+        return Msg(f"seat {step.seat}", "whose.seat", seat=step.seat)
     if step.to == "community":
-        return f"community card {(step.position or 0) + 1}"
+        n = (step.position or 0) + 1
+        return Msg(f"community card {n}", "whose.community", n=n)
     if step.to == "dealer":
-        return "the dealer's hole card" if step.position == 1 else "the dealer"
-    return step.to.capitalize()
+        if step.position == 1:
+            return Msg("the dealer's hole card", "whose.hole")
+        return Msg("the dealer", "whose.dealer")
+    return Msg(step.to.capitalize(), "whose.side", side=step.to)
 
 
 def entry_basics(entry: object) -> tuple[int, str]:
