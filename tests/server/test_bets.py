@@ -308,3 +308,32 @@ def test_a_steps_answer_is_the_committed_state(api: Api) -> None:
     answer = api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "decline"})
     assert answer == api.state("ana", table)
     assert answer["pending"]["decision"] == "play" and answer["pending"]["deadline"]
+
+
+def test_a_request_still_waiting_when_the_bets_close_lapses_and_its_id_is_never_given_again(api: Api) -> None:
+    """A back-bet request nobody answered before the deal lapses (nothing is staked on it); the next
+    request gets a new id, so that the holder answering the old one is told it lapsed (409) instead of
+    answering another request that took its number (SQLite reused a deleted row's id)."""
+    table = full_table(api)
+    path = f"/api/tables/{table}/bets"
+    old = api.as_("luis", "POST", path, json={"seat": 2, "spot": "main", "amount": 700}).json()["request"]
+    api.ok("admin", "POST", f"/api/tables/{table}/deal")
+    assert api.state("luis", table)["me"]["available"] == 100_000  # nothing promised any more
+    for _ in range(30):  # the round ends (stand, decline) and the boxes bet again
+        state = api.state("admin", table)
+        pending = state["pending"]
+        if pending is None:
+            break
+        holder = "ana" if pending["seat"] <= 4 else "eva"
+        action = "stand" if "stand" in pending["legal"] else "decline"
+        body = {"seat": pending["seat"], "action": action, "hand": pending["hand"]}
+        api.ok(holder, "POST", f"/api/tables/{table}/actions", json=body)
+    for seat in range(1, 8):
+        who = "ana" if seat <= 4 else "eva"
+        api.ok(who, "POST", path, json={"seat": seat, "spot": "main", "amount": 1000})
+    new = api.as_("luis", "POST", path, json={"seat": 2, "spot": "main", "amount": 500}).json()["request"]
+    assert new != old
+    refused(
+        api.as_("ana", "POST", f"/api/tables/{table}/requests/{old}", json={"accept": True}), 409, "conflict"
+    )
+    assert [q["request"] for q in api.state("ana", table)["requests"]] == [new]

@@ -74,9 +74,16 @@ DROP_BETS = q("DELETE FROM bets WHERE table_id = :t")
 DROP_SEAT_BETS = q("DELETE FROM bets WHERE table_id = :t AND seat = :seat")
 DROP_PLAYER_BETS = q("DELETE FROM bets WHERE table_id = :t AND user_id = :user")
 DROP_PLAYER_SEAT_BETS = q("DELETE FROM bets WHERE table_id = :t AND user_id = :user AND seat = :seat")
-DROP_WAITING = q("DELETE FROM back_bet_requests WHERE table_id = :t AND status = 'waiting'")
+#: the requests still waiting when the bets close, or when their requester leaves, are kept, no longer
+#: waiting: a row deleted would give its id to the next request (SQLite reuses the highest rowid), and a
+#: holder answering the old id would answer another request
+DROP_WAITING = q(
+    "UPDATE back_bet_requests SET status = 'lapsed', answered_at = :at"
+    " WHERE table_id = :t AND status = 'waiting'"
+)
 DROP_PLAYER_WAITING = q(
-    "DELETE FROM back_bet_requests WHERE table_id = :t AND user_id = :user AND status = 'waiting'"
+    "UPDATE back_bet_requests SET status = 'withdrawn', answered_at = :at"
+    " WHERE table_id = :t AND user_id = :user AND status = 'waiting'"
 )
 NEW_BACK_BET_REQUEST = q(
     "INSERT INTO back_bet_requests (table_id, seat, user_id, spot, amount, status, created_at)"

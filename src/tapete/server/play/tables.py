@@ -681,7 +681,7 @@ async def _holders_now(tx: Tx, table_id: int) -> dict[int, str]:
 async def take_back_bets(tx: Tx, table_id: int, user_id: int) -> None:
     """Every bet and waiting back-bet request a player placed at a table for its next round, taken back."""
     await tx.run(repo.DROP_PLAYER_BETS, {"t": table_id, "user": user_id})
-    await tx.run(repo.DROP_PLAYER_WAITING, {"t": table_id, "user": user_id})
+    await tx.run(repo.DROP_PLAYER_WAITING, {"t": table_id, "user": user_id, "at": utcnow()})
 
 
 def _engine_order(bets: Sequence[tuple[Any, ...]], holders: dict[int, str]) -> list[RawBet]:
@@ -1131,7 +1131,7 @@ async def deal(tx: Tx, table: TableRow, rt: TableRuntime, by: str, key: bytes) -
         opening += step.deal_from_shoe()
     await step.round_events(opening)
     await tx.run(repo.DROP_BETS, {"t": table.id})
-    await tx.run(repo.DROP_WAITING, {"t": table.id})
+    await tx.run(repo.DROP_WAITING, {"t": table.id, "at": utcnow()})
     hint_snapshot(tx, bets=(), requests=[])  # what the state shows of them now, without reading it
     hint_void(tx, None)
     return step.out
