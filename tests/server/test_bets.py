@@ -337,3 +337,19 @@ def test_a_request_still_waiting_when_the_bets_close_lapses_and_its_id_is_never_
         api.as_("ana", "POST", f"/api/tables/{table}/requests/{old}", json={"accept": True}), 409, "conflict"
     )
     assert [q["request"] for q in api.state("ana", table)["requests"]] == [new]
+
+
+def test_the_requests_to_join_a_box_lapse_when_its_holder_leaves_it(api: Api) -> None:
+    """A request waits for the consent of the box's holder: when he leaves the box it lapses, so that
+    whoever takes the box next (the requester himself, here) never answers it."""
+    table = full_table(api)
+    path = f"/api/tables/{table}/bets"
+    rid = api.as_("luis", "POST", path, json={"seat": 2, "spot": "main", "amount": 700}).json()["request"]
+    api.ok("ana", "DELETE", f"/api/tables/{table}/seats/2")
+    assert (
+        api.state("luis", table)["requests"] == [] and api.state("luis", table)["me"]["available"] == 100_000
+    )
+    api.ok("luis", "POST", f"/api/tables/{table}/seats", json={"seat": 2})
+    refused(
+        api.as_("luis", "POST", f"/api/tables/{table}/requests/{rid}", json={"accept": True}), 409, "conflict"
+    )

@@ -81,6 +81,10 @@ DROP_WAITING = q(
     "UPDATE back_bet_requests SET status = 'lapsed', answered_at = :at"
     " WHERE table_id = :t AND status = 'waiting'"
 )
+LAPSE_SEAT_WAITING = q(
+    "UPDATE back_bet_requests SET status = 'lapsed', answered_at = :at"
+    " WHERE table_id = :t AND seat = :seat AND status = 'waiting'"
+)
 DROP_PLAYER_WAITING = q(
     "UPDATE back_bet_requests SET status = 'withdrawn', answered_at = :at"
     " WHERE table_id = :t AND user_id = :user AND status = 'waiting'"

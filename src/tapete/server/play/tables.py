@@ -648,7 +648,8 @@ async def take_seat(tx: Tx, table: TableRow, rt: TableRuntime, caller: Caller, s
 
 
 async def leave_seat(tx: Tx, table: TableRow, caller: Caller, seat: int) -> None:
-    """The holder leaves his box between rounds; his bets on it go too."""
+    """The holder leaves his box between rounds; his bets on it go too, with the back-bets on it, and the
+    requests to join it lapse (its next holder never answers another holder's request)."""
     row = await tx.one(repo.SEAT, {"t": table.id, "seat": seat})
     if row is None:
         raise NotFound(f"seat {seat} is free", key="err.api.seat_free", seat=seat)
@@ -657,6 +658,7 @@ async def leave_seat(tx: Tx, table: TableRow, caller: Caller, seat: int) -> None
     if table.in_round:
         raise Conflict("a seat is left between rounds", key="err.api.not_betting", round=table.round_no)
     await tx.run(repo.DROP_SEAT_BETS, {"t": table.id, "seat": seat})
+    await tx.run(repo.LAPSE_SEAT_WAITING, {"t": table.id, "seat": seat, "at": utcnow()})
     await tx.run(repo.FREE_SEAT, {"id": row.id})
 
 
