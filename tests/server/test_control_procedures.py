@@ -283,3 +283,15 @@ def test_rules_0_a_claim_filed_seen_beside_its_recall_and_resolved(api: Api, sql
     assert kinds["claim_resolved"]["details"]["outcome"] == "rejected"
     recall = api.ok("ivan", "GET", f"/api/tables/{table}/rounds/1")
     assert recall["status"] == "finished"  # nothing of the round changed
+
+
+def test_the_inspector_reads_every_claim_however_many(api: Api, sql: sa.Engine) -> None:
+    """server.md: the inspector and the administrator read all the claims (the list stopped at 500)."""
+    table = _table(api)
+    _bet(api, table)
+    live_deal(api, "dora", table, ONE_ROUND)
+    play_out(api, table, {1: "ana"}, "dora", iter(REST))
+    for n in range(502):
+        api.ok("ana", "POST", "/api/claims", json={"table": table, "round": 1, "text": f"claim {n}"})
+    for who in ("ivan", "admin", "ana"):
+        assert len(api.ok(who, "GET", "/api/claims")["claims"]) == 502, who

@@ -156,8 +156,9 @@ CLAIM_COLUMNS = (
     "SELECT c.id, c.table_id, c.round_no, u.name AS player, c.text, c.status, c.created_at, c.outcome,"
     " c.resolution, c.resolved_by, c.resolved_at FROM claims c JOIN users u ON u.id = c.user_id"
 )
-CLAIMS = q(CLAIM_COLUMNS + " ORDER BY c.id DESC LIMIT 500")
-OWN_CLAIMS = q(CLAIM_COLUMNS + " WHERE c.user_id = :user ORDER BY c.id DESC LIMIT 500")
+#: every claim, newest first (server.md: the inspector and the administrator read them all)
+CLAIMS = q(CLAIM_COLUMNS + " ORDER BY c.id DESC")
+OWN_CLAIMS = q(CLAIM_COLUMNS + " WHERE c.user_id = :user ORDER BY c.id DESC")
 CLAIM = q(CLAIM_COLUMNS + " WHERE c.id = :id")
 RESOLVE = q(
     "UPDATE claims SET status = 'resolved', outcome = :outcome, resolution = :text, resolved_by = :by,"
