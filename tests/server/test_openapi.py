@@ -12,6 +12,7 @@ import pytest
 
 from tapete.server.openapi import OPEN
 from tests.server.conftest import Api
+from tests.server.support import live_deal, play_out
 
 pytestmark = pytest.mark.usefixtures("fast_hashing")
 
@@ -68,6 +69,7 @@ def test_every_documented_answer_is_what_the_server_says(api: Api) -> None:
     def call(who: str | None, method: str, path: str, template: str, **kw: Any) -> Any:
         r = api.as_(who, method, path, **kw) if who else api.client.request(method, path, **kw)
         schema = _documented(doc, method.lower(), template, r.status_code)
+        assert schema.get("properties") or schema.get("type"), (method, template, r.status_code, schema)
         jsonschema.validate(r.json(), schema)
         checked.add((method, template, r.status_code))
         return r.json()
@@ -142,6 +144,20 @@ def test_every_documented_answer_is_what_the_server_says(api: Api) -> None:
     r = api.as_("ivan", "PUT", f"/api/tables/{table}/state")  # a method the path does not take
     assert r.status_code == 405 and "GET" in r.headers["allow"]
     jsonschema.validate(r.json(), _resolved({"$ref": "#/components/schemas/Error"}, doc))
+    played = api.table("blackjack", "live")  # a round played whole, to claim about
+    api.ok("ana", "POST", f"/api/tables/{played}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{played}/bets", json={"seat": 1, "spot": "main", "amount": 100})
+    live_deal(api, "dora", played, ["Ts", "9h", "9c", "7d"])
+    play_out(api, played, {1: "ana"}, "dora", iter(["Ts"] * 5))
+    claim = {"table": played, "round": 1, "text": "the third card"}
+    filed = call("ana", "POST", "/api/claims", "/api/claims", json=claim)
+    assert "id" in filed, filed
+    call("ivan", "GET", "/api/claims", "/api/claims")
+    call("admin", "GET", f"/api/claims/{filed['id']}", "/api/claims/{claim_id}")
+    resolution = {"outcome": "rejected", "text": "the card was as recorded"}
+    path = "/api/claims/{claim_id}/resolution"
+    call("ivan", "POST", f"/api/claims/{filed['id']}/resolution", path, json=resolution)
+    call("ana", "GET", "/api/claims", "/api/claims")
     call("admin", "POST", "/api/logout", "/api/logout")
     statuses = {status for _, _, status in checked}
     assert {200, 201, 202, 401, 403, 404, 422} <= statuses, checked

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field, StrictStr
 from tapete.server.errors import NotFound
 from tapete.server.http import NOT_BLANK, Body, BodyId, CasinoOf, IdemKey, Who, run_change, run_step, storable
 from tapete.server.inspection import inspector
+from tapete.server.inspection.inspector_api import Recall
 from tapete.server.models import CasinoTable, iso
 from tapete.server.play import repository as repo
 from tapete.server.play.control import (
@@ -56,6 +57,50 @@ class ResolutionBody(Body):
         description="upheld | rejected", json_schema_extra={"enum": ["upheld", "rejected"]}
     )
     text: StrictStr = Field(json_schema_extra=_TEXT)
+
+
+class ClaimFiled(BaseModel):
+    """A claim filed: its id, open."""
+
+    id: int
+    status: Literal["open"]
+
+
+class Resolution(BaseModel):
+    """The inspector's resolution of a claim."""
+
+    outcome: Literal["upheld", "rejected"]
+    text: str
+    by: str
+    at: str
+
+
+class ClaimOut(BaseModel):
+    """A claim as the API gives it (`control.claim_json`): `outcome` and `resolution` once resolved."""
+
+    id: int
+    table: int
+    round: int
+    player: str
+    text: str
+    status: Literal["open", "resolved"]
+    at: str
+    outcome: Literal["upheld", "rejected"] | None = None
+    resolution: Resolution | None = None
+
+
+class Claims(BaseModel):
+    """`GET /api/claims`: every claim (inspector, administrator) or the player's own, newest first."""
+
+    claims: list[ClaimOut]
+
+
+class ClaimWithRecall(BaseModel):
+    """`GET /api/claims/{id}`: the claim, and for the inspector and the administrator the round's recall
+    beside it (the administrator's as the dealer sees it while the round is in progress)."""
+
+    claim: ClaimOut
+    recall: Recall | None = None
 
 
 router = APIRouter()
@@ -108,7 +153,7 @@ async def get_deck_change_requests(casino: CasinoOf, caller: Who) -> dict[str, A
     }
 
 
-@router.post("/api/claims", tags=["claims"], status_code=201)
+@router.post("/api/claims", tags=["claims"], status_code=201, responses={201: {"model": ClaimFiled}})
 async def post_claim(casino: CasinoOf, body: ClaimBody, caller: Who, idem: IdemKey) -> Response:
     """A player's claim about a round he bet in: ``{"id", "status": "open"}``."""
     caller.need("player")
@@ -118,7 +163,7 @@ async def post_claim(casino: CasinoOf, body: ClaimBody, caller: Who, idem: IdemK
     )
 
 
-@router.get("/api/claims", tags=["claims"])
+@router.get("/api/claims", tags=["claims"], responses={200: {"model": Claims}})
 async def get_claims(casino: CasinoOf, caller: Who) -> dict[str, Any]:
     """Every claim (inspector, admin), or the player's own, newest first."""
     caller.need("inspector", "admin", "player")
@@ -130,7 +175,7 @@ async def get_claims(casino: CasinoOf, caller: Who) -> dict[str, Any]:
     return {"claims": [claim_json(r) for r in rows]}
 
 
-@router.get("/api/claims/{claim_id}", tags=["claims"])
+@router.get("/api/claims/{claim_id}", tags=["claims"], responses={200: {"model": ClaimWithRecall}})
 async def get_claim(casino: CasinoOf, claim_id: _ID, caller: Who) -> dict[str, Any]:
     """One claim; for the inspector and the administrator beside the round's recall."""
     caller.need("inspector", "admin", "player")
@@ -148,7 +193,7 @@ async def get_claim(casino: CasinoOf, claim_id: _ID, caller: Who) -> dict[str, A
     return {"claim": claim, "recall": recall}
 
 
-@router.post("/api/claims/{claim_id}/resolution", tags=["claims"])
+@router.post("/api/claims/{claim_id}/resolution", tags=["claims"], responses={200: {"model": ClaimOut}})
 async def post_resolution(
     casino: CasinoOf, claim_id: _ID, body: ResolutionBody, caller: Who, idem: IdemKey
 ) -> Response:
