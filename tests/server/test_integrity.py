@@ -200,6 +200,26 @@ def test_history_rewritten_with_sha256_fails_verify_online_and_offline(
         server.stop()
 
 
+def _rehash_from(sql: sa.Engine, table: int, seq: int) -> None:
+    """Every record from `seq` on hashed and linked again with the project's own digest, the table's head
+    moved to the last (what an attacker without the signing key can do)."""
+    from tapete.server.play.chain import record_digest, record_of
+
+    rows = _records(sql, table)
+    prev = None
+    with superuser(sql) as conn:
+        for row in rows:
+            if row.seq < seq:
+                prev = row.hash
+                continue
+            rec = record_of(row)
+            rec.update(prev=prev)
+            digest = record_digest(rec)
+            conn.execute(sa.update(EVENTS).where(EVENTS.c.id == row.id).values(prev=prev, hash=digest))
+            prev = digest
+        conn.execute(sa.text("UPDATE tables SET head_hash = :h WHERE id = :t"), {"h": prev, "t": table})
+
+
 def _verify_offline(url: str, public: Path, table: int) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "tapete.cli", "verify", "--database-url", url, "--public-key", str(public)]
     return subprocess.run([*cmd, "--table", str(table)], capture_output=True, text=True, timeout=120)
@@ -591,6 +611,36 @@ def test_a_round_read_back_that_fails_its_check_is_not_settled(api: Api, sql: sa
     casino = api.client.app.state.casino  # type: ignore[attr-defined]
     for kept in (casino.runtimes, casino.rows, casino.snapshots):  # as another process would: no memory
         kept.clear()
+    r = api.as_("dora", "POST", f"/api/tables/{table}/cards", json={"card": "Ts"})
+    refused(r, 409, "conflict")
+    assert api.balance("ana") == 4_900
+    doc = api.ok("admin", "GET", f"/api/tables/{table}")
+    assert doc["status"] == "suspended" and doc["reason"] == "integrity"
+    failures = [
+        e for e in api.ok("admin", "GET", "/api/events")["events"] if e["kind"] == "integrity_failure"
+    ]
+    assert [e["details"]["record"] for e in failures] == [seq]
+
+
+@pytest.mark.parametrize("rehashed", [False, True], ids=["card", "card-and-hashes"])
+def test_a_round_the_process_kept_is_checked_against_the_database_before_it_settles(
+    api: Api, sql: sa.Engine, rehashed: bool
+) -> None:
+    """While the server runs, and the process holds the round it wrote: a card of it changed in the
+    database (and, the second time, every hash after it made again with plain SHA-256, the table's head
+    too). server.md: a round's own records are verified again before it settles: the round's end is
+    refused, nothing is paid, the table is suspended and the forged record named."""
+    api.user("ana", "player", chips=5_000)
+    api.user("dora", "dealer")
+    table = api.table("blackjack", "live")
+    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
+    live_deal(api, "dora", table, CARDS)
+    api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "decline"})
+    api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "stand"})
+    seq = _forge_card(sql, table, "9c", "Ac")
+    if rehashed:
+        _rehash_from(sql, table, seq)
     r = api.as_("dora", "POST", f"/api/tables/{table}/cards", json={"card": "Ts"})
     refused(r, 409, "conflict")
     assert api.balance("ana") == 4_900

@@ -171,15 +171,47 @@ async def round_records(tx: Tx, table: TableRow, round_id: int, kept: Kept | Non
     known = _kept_before(tx, table, round_id, kept)
     if known is not None:
         events = pydantic_core.from_json(dumps([r.event for r in known]))
-        return [
+        as_read = [
             Record(r.seq, r.round, e, r.prev, r.at, r.by, r.hash, r.sig)
             for r, e in zip(known, events, strict=True)
-        ] + ours
+        ]
+        await _still_as_kept(tx, table, round_id, as_read)
+        return as_read + ours
     found = [
         Record(*row) for row in await tx.all(repo.RECORDS_OF_ROUND_BEFORE, _round_before(tx, table, round_id))
     ]
     check_round(table.id, found, ours[0] if ours else None)
     return found + ours
+
+
+async def _still_as_kept(tx: Tx, table: TableRow, round_id: int, known: list[Record]) -> None:
+    """server.md: a round's own records are verified again before it settles. The process settles from
+    the records it kept (it wrote them, and their hashes and signatures are its own); the database's must
+    still be exactly those. On PostgreSQL the comparison goes with the step's writes (`ROUND_INTACT`: a
+    difference refuses the step, taken again from the database and checked there whole); on SQLite the
+    records are read and compared here, and a difference is an IntegrityFailure at the first one."""
+    where = _round_before(tx, table, round_id)
+    if tx.postgres:
+        kept = [
+            {
+                "seq": r.seq,
+                "prev": r.prev,
+                "at": r.at,
+                "by": r.by,
+                "hash": r.hash,
+                "sig": r.sig,
+                "event": r.event,
+            }
+            for r in known
+        ]
+        await tx.run(repo.ROUND_INTACT, {**where, "n": len(known), "kept": dumps(kept).decode()})
+        return
+    found = [Record(*row) for row in await tx.all(repo.RECORDS_OF_ROUND_BEFORE, where)]
+    if found == known:
+        return
+    check_round(table.id, found)  # names the first record whose hash, link or signature fails
+    bad = next((f.seq for f, k in zip(found, known, strict=False) if f != k), found[-1].seq if found else 0)
+    raise IntegrityFailure(table.id, bad, f"record {bad} is not the one the server wrote")
 
 
 async def load(tx: Tx, table_id: int, *, start: int = 0, round_id: int | None = None) -> list[Record]:

@@ -34,6 +34,20 @@ RECORDS_OF_ROUND_BEFORE = q(
     f"SELECT {RECORD_COLUMNS} FROM events WHERE table_id = :t AND round_no = :r AND seq < :s ORDER BY seq"
 )
 
+#: PostgreSQL: a round's records committed before the step that settles it are still the ones this
+#: process wrote (`:kept`, their every column), compared in the database and sent with the step's writes
+#: (nothing waits for it): any record changed, added or gone refuses the step (TPMOV), which is then
+#: taken again from the database, whose records are checked whole (`tables.build_runtime`)
+ROUND_INTACT = q(
+    "SELECT tapete_moved('the round''s records') WHERE"
+    " (SELECT count(*) FROM events WHERE table_id = :t AND round_no = :r AND seq < :s) <> :n"
+    " OR EXISTS (SELECT 1 FROM events e LEFT JOIN json_to_recordset(CAST(:kept AS json)) AS k(seq integer,"
+    ' prev varchar, "at" varchar, "by" varchar, hash varchar, sig text, event jsonb) ON k.seq = e.seq'
+    " WHERE e.table_id = :t AND e.round_no = :r AND e.seq < :s AND (k.seq IS NULL OR e.prev <> k.prev"
+    ' OR e."at" <> k."at" OR e."by" IS DISTINCT FROM k."by" OR e.hash <> k.hash'
+    " OR e.sig IS DISTINCT FROM k.sig OR CAST(e.event AS jsonb) <> k.event))",
+    lite="SELECT NULL WHERE 0",  # SQLite reads the records and compares them itself (`chain.round_records`)
+)
 
 # -- a table's row, seats, bets, back-bet requests, rounds and shoes (`tables`)
 JSON_COLUMNS = ("rules", "pending_shoe_events")
