@@ -37,7 +37,7 @@ RECORDS_OF_ROUND_BEFORE = q(
 #: PostgreSQL: a round's records committed before the step that settles it are still the ones this
 #: process wrote (`:kept`, their every column), compared in the database and sent with the step's writes
 #: (nothing waits for it): any record changed, added or gone refuses the step (TPMOV), which is then
-#: taken again from the database, whose records are checked whole (`tables.build_runtime`)
+#: taken again from the database, whose records are checked whole before it settles (`chain.check_round`)
 ROUND_INTACT = q(
     "SELECT tapete_moved('the round''s records') WHERE"
     " (SELECT count(*) FROM events WHERE table_id = :t AND round_no = :r AND seq < :s) <> :n"

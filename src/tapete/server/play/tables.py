@@ -286,8 +286,6 @@ async def build_runtime(tx: Tx, table: TableRow, key: bytes) -> tuple[TableRunti
     owed: list[Event] = []
     if table.round_no:
         rows = await chain.load(tx, table.id, round_id=table.round_no)
-        if table.in_round:  # the round goes on from these records: checked whole first (server.md)
-            chain.check_round(table.id, rows)
         events = effective_events(rows)
         try:
             rnd = rebuild(events) if events else None
