@@ -63,6 +63,15 @@ def test_blackjack_main_and_chart() -> None:
     assert result.exit_code == 0 and "8-8" in result.output and "A-A" in result.output
 
 
+def test_max_splits_above_what_the_pack_allows_is_analysed_as_the_packs_limit() -> None:
+    """Art.11 bounds the splits from below only: any number is the regulation's game (it was refused
+    above 7, and a huge one hung the analysis); 6 decks' 96 tens allow 95 splits, so 10**6 is 95."""
+    huge = analyze("majestic_21", {"max_splits": 10**6})
+    assert huge["regulation"] is True and huge["rules"]["max_splits"] == 10**6
+    assert huge["bets"] == analyze("majestic_21", {"max_splits": 95})["bets"]
+    assert huge["bets"]["main"] != analyze("majestic_21", {})["bets"]["main"]  # more than 3 splits count
+
+
 def test_majestic_21_every_bet() -> None:
     doc = analyze("majestic_21", {})
     assert set(doc["bets"]) == {"main", "under_13", "over_13", "exactly_13", "insurance_ace", "insurance_ten"}

@@ -18,7 +18,9 @@ from tapete.math.blackjack import analyze_blackjack, hand_states
 from tapete.math.blackjack_tables import SPLIT, basic_tables, chart_tables
 from tapete.math.showdown import _symmetry, analyze_showdown, increment_decisions, strategy_tables
 from tapete.sim.crosscheck import CrossCheck, compare, cross_check, record_rounds
+from tapete.sim.fast import run_plan
 from tapete.sim.kernels import make_plan, read_chart
+from tapete.sim.kernels.blackjack import BlackjackPlan
 from tapete.sim.kernels.rng import fill_below, fill_u64, seed_state
 from tapete.strategy import DEFAULT_CHART
 
@@ -272,6 +274,20 @@ def test_blackjack_kernel_resplits_aces_and_many_hands_on_a_short_shoe() -> None
     settings = {"decks": 4, "burn": 2, "cut_card_depth": 60, "resplit_aces": True, "max_splits": 5}
     check = cross_check(make_plan("blackjack", settings, seats=7), 3000, seed=14)
     _assert_agrees(check, 3000, {"resplit_aces", "resplit_offer", "split_returned_on_dealer_blackjack"})
+
+
+def test_blackjack_kernel_sizes_its_hands_by_the_splits_the_pack_allows() -> None:
+    """Art.11 sets no maximum: `max_splits` 10**6 plays as the 4 decks' 63 (tens less one), so the plan,
+    its tables and the kernel's hands are sized by 63 (they were by the setting: out of memory), and the
+    rounds are the engine's, played with the setting itself, round by round."""
+    settings = {"decks": 4, "cut_card_depth": 60, "resplit_aces": True, "max_splits": 10**6}
+    plan = make_plan("blackjack", settings, seats=7)
+    assert isinstance(plan, BlackjackPlan) and plan.max_splits == 63
+    assert plan.tables.split_first.shape[2] == 63
+    check = cross_check(plan, 1500, seed=18)
+    _assert_agrees(check, 1500, {"resplit", "double_after_split"})
+    same = make_plan("blackjack", {**settings, "max_splits": 63}, seats=7)
+    assert run_plan(plan, 3000, 19).to_json()["bets"] == run_plan(same, 3000, 19).to_json()["bets"]
 
 
 def test_blackjack_kernel_with_the_composition_strategy_and_a_chart(tmp_path: Path) -> None:

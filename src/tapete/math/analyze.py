@@ -106,7 +106,7 @@ def _blackjack_result(
     return analyze_blackjack(
         decks=rules.decks,
         surrender=bool(getattr(rules, "surrender", True)),
-        max_splits=int(getattr(rules, "max_splits", 3)),
+        max_splits=int(getattr(rules, "splits_possible", 3)),
         resplit_aces=bool(getattr(rules, "resplit_aces", False)),
         progress=progress,
         peek=bool(extra.get("peek", getattr(rules, "peek", False))),
@@ -155,7 +155,7 @@ def _as_offered(out: dict[str, Any], rules: CommonRules) -> None:
     from tapete.math.blackjack_tables import basic_tables, retired_pairs
     from tapete.math.majestic21 import insurance_as_offered
 
-    tables = basic_tables(out["_analysis"], int(getattr(rules, "max_splits", 3)))
+    tables = basic_tables(out["_analysis"], int(getattr(rules, "splits_possible", 3)))
     for name, up, index in (("insurance_ace", "As", 0), ("insurance_ten", "Ks", 9)):
         bet = insurance_as_offered(rules.decks, parse_card(up), retired_pairs(tables, index))
         out["bets"][name]["as_offered"] = {

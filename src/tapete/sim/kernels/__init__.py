@@ -147,18 +147,19 @@ def _blackjack_plan(game: str, rules: BlackjackRules, strategy: str, seats: int,
     from tapete.sim.kernels.blackjack import BlackjackPlan
 
     tables: DecisionTables
+    splits = rules.splits_possible  # what sizes the tables and the kernel's hands (plays as the setting)
     if strategy == "basic":
         analysis = analyze_blackjack(
             decks=rules.decks,
             surrender=rules.surrender,
-            max_splits=rules.max_splits,
+            max_splits=splits,
             resplit_aces=rules.resplit_aces,
         )
-        tables = basic_tables(analysis, rules.max_splits)
+        tables = basic_tables(analysis, splits)
     elif strategy == "composition":
-        tables = composition_tables(rules.decks, rules.surrender, rules.max_splits, rules.resplit_aces)
+        tables = composition_tables(rules.decks, rules.surrender, splits, rules.resplit_aces)
     else:
-        tables = chart_tables(read_chart(Path(strategy)), rules.max_splits)
+        tables = chart_tables(read_chart(Path(strategy)), splits)
     st = hand_states()
     stake = table_stake(rules)
     side = stake
@@ -173,7 +174,7 @@ def _blackjack_plan(game: str, rules: BlackjackRules, strategy: str, seats: int,
         seats=seats,
         stake=stake,
         side_stake=side,
-        max_splits=rules.max_splits,
+        max_splits=splits,
         resplit_aces=rules.resplit_aces,
         surrender=rules.surrender,
         dealer_completes_hand=rules.dealer_completes_hand,
