@@ -329,6 +329,20 @@ def test_art11_max_splits_has_no_maximum(game: str) -> None:
     assert load_rules(game, {"max_splits": 8}).splits_possible == 8  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("game", ["blackjack", "majestic_21"])
+def test_a_server_table_takes_any_max_splits_and_checks_its_amounts_as_played(game: str) -> None:
+    """The server's overflow check (`check_amounts`) read max_splits=10**18 as a stake of 10**18 (a
+    `max_` setting) and refused the table; the check now sees the splits the pack allows (95), so the
+    table opens, while a table_max whose payouts could leave 64-bit integers is still refused."""
+    from tapete.server.play.tables import parse_settings
+
+    _, model, _ = parse_settings(game, {"max_splits": 10**18}, "virtual")
+    assert model.max_splits == 10**18  # type: ignore[attr-defined]
+    with pytest.raises(InvalidRules) as info:
+        parse_settings(game, {"max_splits": 10**18, "table_max": 2**62}, "virtual")
+    assert info.value.key == "err.rules.overflow" and info.value.params["stake"] == 2**62
+
+
 def test_s4_majestic_21_may_switch_the_retiro_off_black_jack_may_not() -> None:
     """No Majestic 21 page grants the retiro (rules.md §4): `surrender: false` is a Majestic 21 table, where
     nobody is offered it; Black Jack's Art.9 grants it, so the same setting is refused there."""
