@@ -7,7 +7,6 @@ what-if and the output says the game is not the regulation's (`regulation: false
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from tapete.errors import InvalidRules, Msg, TapeteError, read_settings_file
+from tapete.errors import InvalidRules, Msg, TapeteError, json_text, read_settings_file
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
 
@@ -296,12 +295,12 @@ def analyze_command(
             doc = analyze(game, settings, tick, strategy=as_json)
     except TapeteError as exc:
         if as_json:
-            sys.stdout.write(json.dumps(exc.to_json()) + "\n")
+            sys.stdout.write(json_text(exc.to_json(), indent=None) + "\n")
         else:
             _console().print(f"[red]{exc.message}[/]")
         raise typer.Exit(2) from None
     if as_json:
-        sys.stdout.write(json.dumps(_public(doc), ensure_ascii=False, indent=1) + "\n")
+        sys.stdout.write(json_text(_public(doc)) + "\n")
         return
     console = _console()
     _print(console, doc)

@@ -11,11 +11,10 @@ by replaying recorded kernel rounds through the scenario contract (`tapete.scena
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Protocol
 
-from tapete.errors import InvalidRules, read_text
+from tapete.errors import InvalidRules, parse_document, read_text
 from tapete.rules import load_rules
 from tapete.rules.blackjack import BlackjackRules, Majestic21Rules
 from tapete.rules.punto_y_banca import PuntoYBancaRules
@@ -198,17 +197,7 @@ def read_chart(path: Path) -> Any:
     from tapete.strategy import Chart
 
     text = read_text(str(path))
-    try:
-        doc: Any = json.loads(text)
-    except json.JSONDecodeError:
-        import tomllib
-
-        try:
-            doc = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise InvalidRules(
-                f"{path}: a chart file is JSON or TOML ({exc})", key="err.sim.chart_syntax", path=str(path)
-            ) from None
+    doc: Any = parse_document(text, InvalidRules, syntax="json_or_toml", path=str(path))
     if isinstance(doc, dict) and isinstance(doc.get("strategy"), dict):
         doc = doc["strategy"]
     if isinstance(doc, dict) and "chart" in doc:
