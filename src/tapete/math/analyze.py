@@ -55,12 +55,38 @@ def _analysis_settings(game: str, settings: dict[str, Any]) -> tuple[dict[str, A
     return rest, extra
 
 
+#: N:1 settings: an Empate's pay, a paytable's entries (Showdown's and its bonus's).
+RATIO_SETTINGS = ("tie_pays", "paytable", "bonus_paytable")
+
+
+def _check_ratios(rules: CommonRules) -> None:
+    """invalid_rules for an N:1 setting above MAX_PAYOUT_RATIO, the most any table pays (rules.md §3). A
+    what-if may pay what the regulation does not; but the analyses count in floats and 64-bit integers,
+    which a pay of 10**19:1 leaves (a traceback, or a silently wrong figure), so it is refused here."""
+    from tapete.rules.showdown import MAX_PAYOUT_RATIO
+
+    for name in RATIO_SETTINGS:
+        value = getattr(rules, name, None)
+        entries = value.items() if isinstance(value, dict) else [(name, value)]
+        for hand, n in entries:
+            setting = name if hand == name else f"{name}.{hand}"
+            if isinstance(n, int) and n > MAX_PAYOUT_RATIO:
+                raise InvalidRules(
+                    f"{setting}={n}: the analysis computes pays up to {MAX_PAYOUT_RATIO} to 1",
+                    key="err.analyze.ratio",
+                    setting=setting,
+                    n=n,
+                    most=MAX_PAYOUT_RATIO,
+                )
+
+
 def analyze(
     game: str, settings: dict[str, Any], progress: ProgressFn | None = None, *, strategy: bool = False
 ) -> dict[str, Any]:
     """The analysis document of `game` under `settings` (the shape of issue 6's `--json`)."""
     settings, extra = _analysis_settings(game, settings)
     rules = load_rules(game, settings, regulation=False)
+    _check_ratios(rules)
     doc: dict[str, Any] = {"game": game, "rules": {**rules.settings(), **extra}}
     problems = rules.violations()
     if extra.get("peek"):

@@ -25,6 +25,10 @@ from tapete.sim.kernels.tally import ChunkResult
 #: The stake every box bets in a simulation (as the engine simulation does): even, a multiple of 20, so
 #: 3:2, half a bet and 95% of a Banca win are whole; a table whose limits exclude it bets its minimum.
 DEFAULT_STAKE = 1000
+#: The largest stake the kernels play: they count in 64-bit integers, and a stake up to this keeps a
+#: round's results (seven seats, a 100000:1 bonus included) and their sums over a long simulation within
+#: them. A table whose minimum is above it is refused, said, instead of overflowing (or a traceback).
+MAX_KERNEL_STAKE = 10**9
 #: Default seats per game: one box at Black Jack and Majestic 21 (the analysis's player), two at
 #: Showdown Póker (so the pot is played: alone, a player's pot bet is returned).
 DEFAULT_SEATS = {"blackjack": 1, "majestic_21": 1, "punto_y_banca": 3, "showdown_poker": 2}
@@ -80,10 +84,22 @@ class Plan(Protocol):
 
 
 def table_stake(rules: Any, lo: int | None = None, hi: int | None = None) -> int:
-    """`DEFAULT_STAKE` when the table's limits allow it, else the table's minimum."""
+    """`DEFAULT_STAKE` when the table's limits allow it, else the table's minimum (`kernel_amount`)."""
     lo = rules.table_min if lo is None else lo
     hi = rules.table_max if hi is None else hi
-    return DEFAULT_STAKE if lo <= DEFAULT_STAKE <= hi else lo
+    return DEFAULT_STAKE if lo <= DEFAULT_STAKE <= hi else kernel_amount(lo)
+
+
+def kernel_amount(stake: int) -> int:
+    """`stake`, when the kernels can play it (at most `MAX_KERNEL_STAKE`); else invalid_rules."""
+    if stake > MAX_KERNEL_STAKE:
+        raise InvalidRules(
+            f"a stake of {stake}: the simulation plays stakes up to {MAX_KERNEL_STAKE} (its 64-bit sums)",
+            key="err.sim.stake",
+            stake=stake,
+            most=MAX_KERNEL_STAKE,
+        )
+    return stake
 
 
 def make_plan(
