@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tapete.cli import _register_optional, app
+from tapete.errors import TapeteError
 from tapete.math.analyze import analyze
 
 _register_optional()
@@ -61,6 +62,43 @@ def test_blackjack_main_and_chart() -> None:
     assert 0.0039 < no_surrender["bets"]["main"]["house_edge"] < 0.0042
     result = runner.invoke(app, ["analyze", "blackjack", "--chart"])
     assert result.exit_code == 0 and "8-8" in result.output and "A-A" in result.output
+
+
+def test_max_splits_above_what_the_pack_allows_is_analysed_as_the_packs_limit() -> None:
+    """Art.11 bounds the splits from below only: any number is the regulation's game (it was refused
+    above 7, and a huge one hung the analysis); 6 decks' 96 tens allow 95 splits, so 10**6 is 95."""
+    huge = analyze("majestic_21", {"max_splits": 10**6})
+    assert huge["regulation"] is True and huge["rules"]["max_splits"] == 10**6
+    assert huge["bets"] == analyze("majestic_21", {"max_splits": 95})["bets"]
+    assert huge["bets"]["main"] != analyze("majestic_21", {})["bets"]["main"]  # more than 3 splits count
+
+
+@pytest.mark.parametrize(
+    ("game", "settings", "key"),
+    [
+        ("punto_y_banca", {"tie_pays": 10**400}, "err.analyze.ratio"),  # was: OverflowError (a float)
+        ("showdown_poker", {"paytable": {"royal_flush": 10**19}}, "err.analyze.ratio"),  # was: int64
+        ("showdown_poker", {"bonus_paytable": {"flush": 10**19}}, "err.analyze.ratio"),
+    ],
+)
+def test_a_what_if_pay_beyond_any_table_is_refused_not_a_traceback(
+    game: str, settings: dict[str, object], key: str
+) -> None:
+    """A what-if may pay what the regulation does not, up to the 100000:1 any table pays (rules.md §3);
+    beyond it the analyses leave their floats and 64-bit integers: refused, said."""
+    with pytest.raises(TapeteError) as info:
+        analyze(game, settings)
+    assert (info.value.code, info.value.key) == ("invalid_rules", key)
+    assert info.value.params["most"] == 100000
+    assert analyze("punto_y_banca", {"tie_pays": 100000})["regulation"] is False  # the most: analysed
+
+
+def test_an_enormous_pack_is_refused_at_once() -> None:
+    """`tapete analyze punto_y_banca --decks` with 4000 digits took minutes, then a traceback."""
+    huge = "9" * 4000
+    result = runner.invoke(app, ["analyze", "punto_y_banca", "--json", "--decks", huge])
+    assert result.exit_code == 2 and json.loads(result.stdout)["error"]["code"] == "invalid_rules"
+    assert _json("punto_y_banca", "--decks", "8")["regulation"] is True
 
 
 def test_majestic_21_every_bet() -> None:

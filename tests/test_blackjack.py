@@ -411,6 +411,22 @@ def test_art13_pago_simple_even_money_with_ace_up(game: str) -> None:
     assert nets(out) == {"ana": 1000}
 
 
+def test_art13_even_money_pays_the_box_holders_back_bettors_1_to_1_too(game: str) -> None:
+    """The holder takes even money for his box (Art.7: his decision; the gazette: "por el monto total
+    apostado en una postura sólo existe una mano", and with pago simple "el dealer recogerá sus
+    cartas"): the box's one hand is settled at 1:1, so his back-bettor is paid 1:1 on his own stake too,
+    never 3:2. Every box is taken, as back-betting needs (Art.7)."""
+    firsts = ["As", "Tc", "Td", "Th", "Ts", "Tc", "Td"]
+    seconds = ["Kc", "7c", "7d", "7h", "7s", "7c", "7d"]
+    cards = [*firsts, "Ah", *seconds, "9h"]  # the dealer: Ace up, 20 with his hole card
+    bets = [bet(1, "ana", 1000), bet(1, "bob", 500)] + [bet(s, f"p{s}", 100) for s in range(2, 8)]
+    actions = [act(1, "even_money")] + [act(s, "stand") for s in range(2, 8)]
+    out = scenario(cards, bets, actions, game=game)
+    got = nets(out)
+    assert (got["ana"], got["bob"]) == (1000, 500)
+    assert all(got[f"p{s}"] == -100 for s in range(2, 8))
+
+
 def test_art13_black_jack_box_is_offered_even_money_and_nothing_else(game: str) -> None:
     err = refused(["As", "Ah", "Kc", "Kd"], [bet(1, "ana", 1000)], [act(1, "insurance")], game=game)
     assert err.code == "illegal_action" and err.at == 0

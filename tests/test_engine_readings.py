@@ -300,6 +300,49 @@ def test_art11_max_splits_is_at_least_one(game: str) -> None:
     assert len(run(one)["seats"][0]["hands"]) == 2
 
 
+def _eight_splits(game: str, max_splits: int, ninth: bool = False) -> dict[str, Any]:
+    """8-8 against a 6 split eight times on the first hand (nine hands), each hand then standing on 18;
+    `ninth`: the first hand draws a ninth 8 and asks to split it too."""
+    cards = "8s 6c 8h Td 8d 8c 8s 8h 8d 8c 8s"
+    actions = [{"seat": 1, "action": "split"}] + [{"seat": 1, "hand": 0, "action": "split"}] * 7
+    if ninth:
+        return _bj_doc(game, {"max_splits": max_splits}, cards + " 8h", [*actions, actions[-1]])
+    cards += " Ts Tc Th Td Ks Kc Kh Kd Qs Qh"  # a ten to each hand, the dealer's 16 busts with Qh
+    actions += [{"seat": 1, "hand": i, "action": "stand"} for i in range(9)]
+    return _bj_doc(game, {"max_splits": max_splits}, cards, actions)
+
+
+@pytest.mark.parametrize("game", ["blackjack", "majestic_21"])
+def test_art11_max_splits_has_no_maximum(game: str) -> None:
+    """Art.11 grants the split and leaves its maximum to the operator: any number from 1 is a table (8
+    was refused, as above 7). With 8 a box plays nine hands and the ninth split is refused; a setting
+    beyond what the pack can hold plays exactly as the pack's own limit (6 decks: 95 splits)."""
+    out = run(_eight_splits(game, 8))
+    assert len(out["seats"][0]["hands"]) == 9
+    assert out["players"]["ana"] == {"staked": 9000, "paid": 18000, "net": 9000}
+    err = _refusal(_eight_splits(game, 8, ninth=True))
+    assert (err.code, err.at) == ("illegal_action", 8)
+    assert run(_eight_splits(game, 10**18))["seats"] == out["seats"]
+    assert _refusal(_eight_splits(game, 10**18, ninth=True)).code == "bad_cards"  # split; then no cards
+    rules = load_rules(game, {"max_splits": 10**18})
+    assert rules.max_splits == 10**18 and rules.splits_possible == 95  # type: ignore[attr-defined]
+    assert load_rules(game, {"max_splits": 8}).splits_possible == 8  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("game", ["blackjack", "majestic_21"])
+def test_a_server_table_takes_any_max_splits_and_checks_its_amounts_as_played(game: str) -> None:
+    """The server's overflow check (`check_amounts`) read max_splits=10**18 as a stake of 10**18 (a
+    `max_` setting) and refused the table; the check now sees the splits the pack allows (95), so the
+    table opens, while a table_max whose payouts could leave 64-bit integers is still refused."""
+    from tapete.server.play.tables import parse_settings
+
+    _, model, _ = parse_settings(game, {"max_splits": 10**18}, "virtual")
+    assert model.max_splits == 10**18  # type: ignore[attr-defined]
+    with pytest.raises(InvalidRules) as info:
+        parse_settings(game, {"max_splits": 10**18, "table_max": 2**62}, "virtual")
+    assert info.value.key == "err.rules.overflow" and info.value.params["stake"] == 2**62
+
+
 def test_s4_majestic_21_may_switch_the_retiro_off_black_jack_may_not() -> None:
     """No Majestic 21 page grants the retiro (rules.md §4): `surrender: false` is a Majestic 21 table, where
     nobody is offered it; Black Jack's Art.9 grants it, so the same setting is refused there."""

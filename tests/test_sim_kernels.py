@@ -18,8 +18,11 @@ from tapete.math.blackjack import analyze_blackjack, hand_states
 from tapete.math.blackjack_tables import SPLIT, basic_tables, chart_tables
 from tapete.math.showdown import _symmetry, analyze_showdown, increment_decisions, strategy_tables
 from tapete.sim.crosscheck import CrossCheck, compare, cross_check, record_rounds
-from tapete.sim.kernels import make_plan, read_chart
+from tapete.sim.fast import run_plan
+from tapete.sim.kernels import MAX_KERNEL_STAKE, make_plan, read_chart
+from tapete.sim.kernels.blackjack import BlackjackPlan
 from tapete.sim.kernels.rng import fill_below, fill_u64, seed_state
+from tapete.sim.kernels.showdown import ShowdownPlan
 from tapete.strategy import DEFAULT_CHART
 
 M64 = (1 << 64) - 1
@@ -272,6 +275,47 @@ def test_blackjack_kernel_resplits_aces_and_many_hands_on_a_short_shoe() -> None
     settings = {"decks": 4, "burn": 2, "cut_card_depth": 60, "resplit_aces": True, "max_splits": 5}
     check = cross_check(make_plan("blackjack", settings, seats=7), 3000, seed=14)
     _assert_agrees(check, 3000, {"resplit_aces", "resplit_offer", "split_returned_on_dealer_blackjack"})
+
+
+def test_blackjack_kernel_sizes_its_hands_by_the_splits_the_pack_allows() -> None:
+    """Art.11 sets no maximum: `max_splits` 10**6 plays as the 4 decks' 63 (tens less one), so the plan,
+    its tables and the kernel's hands are sized by 63 (they were by the setting: out of memory), and the
+    rounds are the engine's, played with the setting itself, round by round."""
+    settings = {"decks": 4, "cut_card_depth": 60, "resplit_aces": True, "max_splits": 10**6}
+    plan = make_plan("blackjack", settings, seats=7)
+    assert isinstance(plan, BlackjackPlan) and plan.max_splits == 63
+    assert plan.tables.split_first.shape[2] == 63
+    check = cross_check(plan, 1500, seed=18)
+    _assert_agrees(check, 1500, {"resplit", "double_after_split"})
+    same = make_plan("blackjack", {**settings, "max_splits": 63}, seats=7)
+    assert run_plan(plan, 3000, 19).to_json()["bets"] == run_plan(same, 3000, 19).to_json()["bets"]
+
+
+@pytest.mark.parametrize(
+    ("game", "settings"),
+    [
+        ("blackjack", {"table_min": 10**19, "table_max": 10**19}),
+        ("majestic_21", {"side_bet_min": 10**300, "side_bet_max": 10**300}),
+        ("punto_y_banca", {"table_min": 10**300, "table_max": 10**300}),
+        ("showdown_poker", {"bonus_min": 10**19}),
+    ],
+)
+def test_a_stake_beyond_the_kernels_integers_is_refused(game: str, settings: dict[str, Any]) -> None:
+    """A table whose minimum is beyond what the kernels' 64-bit sums hold (a legal table) was a traceback
+    (OverflowError); it is refused, said: the simulation's stakes go up to MAX_KERNEL_STAKE."""
+    with pytest.raises(InvalidRules) as info:
+        make_plan(game, settings)
+    assert info.value.key == "err.sim.stake" and info.value.params["most"] == MAX_KERNEL_STAKE
+
+
+def test_a_payout_limit_beyond_64_bits_plays_as_none() -> None:
+    """Art.12-13's limit is any whole number; one that no round of kernel stakes can reach never binds,
+    so 10**19 (a traceback: int64) plays exactly as no limit."""
+    plan = make_plan("showdown_poker", {"payout_limit": 10**19})
+    assert isinstance(plan, ShowdownPlan) and plan.limit == -1
+    free = make_plan("showdown_poker", {})
+    assert run_plan(plan, 2000, 5).to_json()["bets"] == run_plan(free, 2000, 5).to_json()["bets"]
+    assert make_plan("showdown_poker", {"payout_limit": 5000}).limit == 5000  # type: ignore[attr-defined]
 
 
 def test_blackjack_kernel_with_the_composition_strategy_and_a_chart(tmp_path: Path) -> None:

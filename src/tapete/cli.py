@@ -7,7 +7,6 @@ machine-facing commands), never a traceback.
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +27,10 @@ GAMES_HELP = "blackjack | majestic_21 | punto_y_banca | showdown_poker"
 
 
 def _print_json(doc: Any) -> None:
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+    """Print `doc` as strict JSON (`tapete.errors.json_text`), one document on stdout."""
+    from tapete.errors import json_text
+
+    sys.stdout.write(json_text(doc) + "\n")
 
 
 @app.command()

@@ -8,9 +8,13 @@ in one place (`tapete.cli`, `tapete.server`).
 from __future__ import annotations
 
 import errno
+import json
+import math
 import re
+import sys
+import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 
 class Msg(str):
@@ -164,26 +168,147 @@ def read_text(path: str | Path, error: type[TapeteError] | None = None) -> str:
         ) from None
 
 
+#: The deepest nesting of arrays and objects (tables) a document may have. A scenario needs 3 levels, a
+#: settings or chart file 5; much deeper, Python's parsers, and whatever walks the data after them (an
+#: error that echoes a value), run out of recursion (a traceback instead of bad_file).
+MAX_DEPTH = 100
+#: The most digits of a whole number in a document: Python's default limit of int conversion
+#: (``sys.int_info.default_max_str_digits``), fixed here so that the refusal is the same whatever the
+#: environment sets (PYTHONINTMAXSTRDIGITS), and every number read can be written again.
+MAX_DIGITS = 4300
+_BOUND = 10**MAX_DIGITS
+
+Syntax = Literal["json", "toml", "json_or_toml"]
+
+
+class _Refused(Exception):
+    """A limit of `parse_document` met inside a parser's hook: (English text, message id, params)."""
+
+    def __init__(self, text: str, key: str, **params: Any) -> None:
+        super().__init__(text)
+        self.key = key
+        self.params = params
+
+
+def _constant(name: str) -> Any:
+    """json's hook for NaN, Infinity and -Infinity, which Python accepts and JSON does not have."""
+    raise _Refused(f"{name} is not JSON (a number is finite)", "err.file.not_json", token=name)
+
+
+def _whole(text: str) -> int:
+    """json's hook for a whole number: at most MAX_DIGITS digits (else Python's own ValueError)."""
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise _Refused(f"a number of more than {MAX_DIGITS} digits", "err.file.digits", most=MAX_DIGITS)
+    return int(text)
+
+
+def _real(text: str) -> float:
+    """The parsers' hook for a number with a fraction or an exponent: a finite float (1e400 is not one;
+    TOML's nan and inf are not numbers of ours either)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"{text[:40]} is not a finite number", "err.file.not_finite", number=text[:40])
+    return value
+
+
+def _check_tree(data: Any) -> None:
+    """_Refused when `data` nests deeper than MAX_DEPTH or holds a whole number of more than MAX_DIGITS
+    digits (TOML's integers have no hook); walked without recursion."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if depth > MAX_DEPTH:
+                raise _Refused(
+                    f"arrays and objects nested more than {MAX_DEPTH} deep", "err.file.depth", most=MAX_DEPTH
+                )
+            children = value.values() if isinstance(value, dict) else value
+            stack.extend((child, depth + 1) for child in children)
+        elif isinstance(value, int) and not isinstance(value, bool) and not -_BOUND < value < _BOUND:
+            raise _Refused(f"a number of more than {MAX_DIGITS} digits", "err.file.digits", most=MAX_DIGITS)
+
+
+def parse_document(
+    text: str, error: type[TapeteError] | None = None, *, syntax: Syntax = "json", path: str | None = None
+) -> Any:
+    """The data of a JSON or TOML text, or the `error` kind (BadFile by default) saying why not — never a
+    traceback, whatever the text (the one parser of every file a person gives: scenarios, settings,
+    charts). Strict JSON: NaN, Infinity and -Infinity are refused; so are numbers Python cannot hold as
+    they are written (a whole number beyond MAX_DIGITS digits, a float beyond its range) and nesting
+    deeper than MAX_DEPTH. `syntax` json_or_toml reads JSON, else TOML. `path` names the file in the
+    message (a scenario's text is said without one)."""
+    kind = error or BadFile
+    where = f"{path}: " if path is not None else ""
+    try:
+        if syntax == "toml":
+            data = tomllib.loads(text, parse_float=_real)
+        else:
+            try:
+                data = json.loads(text, parse_constant=_constant, parse_int=_whole, parse_float=_real)
+            except json.JSONDecodeError:
+                if syntax == "json":
+                    raise
+                data = tomllib.loads(text, parse_float=_real)
+        _check_tree(data)
+    except _Refused as exc:
+        raise kind(f"{where}{exc}", key=exc.key, **exc.params) from None
+    except RecursionError:
+        raise kind(
+            f"{where}arrays and objects nested more than {MAX_DEPTH} deep",
+            key="err.file.depth",
+            most=MAX_DEPTH,
+        ) from None
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        fmt = {"json": "JSON", "toml": "TOML", "json_or_toml": "JSON or TOML"}[syntax]
+        if path is None:
+            raise kind(f"not valid {fmt}: {exc}", key="err.file.json", **file_problem(exc)) from None
+        raise kind(
+            f"{path} is not valid {fmt}: {exc}",
+            key="err.file.syntax",
+            path=path,
+            format=fmt,
+            **file_problem(exc),
+        ) from None
+    except ValueError:  # tomllib's int() of a number beyond the interpreter's limit of digits
+        raise kind(
+            f"{where}a number of more than {MAX_DIGITS} digits", key="err.file.digits", most=MAX_DIGITS
+        ) from None
+    return data
+
+
+def json_text(doc: Any, *, indent: int | None = 1) -> str:
+    """`doc` as strict JSON (RFC 8259): what every command prints. JSON has no NaN nor Infinity, so a
+    figure that is not a finite number (the spread of a single round) is written null, never as the
+    bare NaN Python's json writes by default, which no strict reader accepts. Whole numbers are written
+    as long as the engine made them: a document's have at most MAX_DIGITS digits, and a payout made of
+    them (10:1 on a bet of MAX_DIGITS digits) a few more, which Python's own limit would refuse to write
+    (a traceback after the round was played)."""
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return json.dumps(_finite(doc), ensure_ascii=False, indent=indent, allow_nan=False)
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+def _finite(value: Any) -> Any:
+    """`value` with every non-finite float replaced by None (containers rebuilt only where needed)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
 def read_settings_file(path: str | Path, error: type[TapeteError] | None = None) -> dict[str, Any]:
     """Table settings (scenario.md's keys) from a JSON or TOML file: bare settings, or a document with a
     `rules` object (a scenario file) whose rules are taken. Errors are the `error` kind (BadFile)."""
-    import json
-    import tomllib
-
     kind = error or BadFile
     p = Path(path)
     text = read_text(p, kind)
-    toml = p.suffix.lower() == ".toml"
-    try:
-        data: Any = tomllib.loads(text) if toml else json.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise kind(
-            f"{p} is not valid {'TOML' if toml else 'JSON'}: {exc}",
-            key="err.file.syntax",
-            path=str(p),
-            format="TOML" if toml else "JSON",
-            **file_problem(exc),
-        ) from None
+    data = parse_document(text, kind, syntax="toml" if p.suffix.lower() == ".toml" else "json", path=str(p))
     if isinstance(data, dict) and isinstance(data.get("rules"), dict):
         data = data["rules"]
     if not isinstance(data, dict):

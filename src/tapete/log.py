@@ -293,7 +293,7 @@ def verify_lines(lines: Iterable[str], *, keep: bool = True) -> VerifyReport:
             continue
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # broken JSON, a number Python cannot hold, deep nesting
             return VerifyReport(False, i, i, f"record {i} is not valid JSON", records)
         if not isinstance(record, dict) or not {"seq", "round", "event", "prev", "hash"} <= set(record):
             return VerifyReport(False, i, i, f"record {i} lacks seq/round/event/prev/hash", records)

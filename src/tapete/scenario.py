@@ -7,12 +7,11 @@ are checked in the contract's order: shape (bad_file), rules (invalid_rules), ca
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from tapete.cards import parse_shoe
 from tapete.dealer import DealerEntered, deal
-from tapete.errors import BadBet, BadFile, IllegalAction, TapeteError, file_problem, read_text
+from tapete.errors import BadBet, BadFile, IllegalAction, TapeteError, parse_document, read_text
 from tapete.games import GAMES, round_class
 from tapete.games.base import Action, CardStep, Decision, Round
 from tapete.rules import load_rules
@@ -157,12 +156,9 @@ def _apply(rnd: Round, action: Action, index: int) -> None:
 
 
 def run_text(text: str) -> dict[str, Any]:
-    """Parse and play a scenario given as JSON text (broken JSON is bad_file)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadFile(f"not valid JSON: {exc}", key="err.file.json", **file_problem(exc)) from None
-    return run(data)
+    """Parse and play a scenario given as JSON text: anything but strict JSON that Python can hold
+    (`tapete.errors.parse_document`) is bad_file, before anything is played."""
+    return run(parse_document(text))
 
 
 def run_file(path: str) -> tuple[int, dict[str, Any]]:

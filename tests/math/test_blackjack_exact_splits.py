@@ -278,6 +278,8 @@ SMALL: Shoe = (4, 1, 1, 0, 1, 1, 0, 5, 0, 8)
         (SHOE, 7, 5, 1, False),  # 8-8 against a 6, one split: doubles after the split
         (SHOE, A, T, 1, False),  # A-A against a ten, one split
         (SHOE, T, 5, 2, False),  # T-T: eight tens, split to three hands
+        (SMALL, 7, T, 10**6, False),  # Art.11 sets no maximum: the five 8s make five hands at most
+        ((5, 1, 1, 0, 1, 1, 0, 2, 0, 9), A, 5, 10**18, True),  # A-A resplit to all five Aces' hands
     ],
 )
 def test_split_values_match_the_literal_evaluator(

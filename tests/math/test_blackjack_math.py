@@ -8,6 +8,7 @@ the analyzer's tries and multiset tables.
 
 from __future__ import annotations
 
+import time
 from fractions import Fraction
 from functools import cache
 
@@ -310,6 +311,25 @@ def test_progress_is_reported_per_upcard() -> None:
     seen: list[tuple[int, int]] = []
     analyze_blackjack(decks=2, surrender=False, progress=lambda d, t: seen.append((d, t)))
     assert seen == [(i, 10) for i in range(1, 11)]
+
+
+def test_max_splits_beyond_the_pack_is_the_packs_limit_exact_and_fast() -> None:
+    """Art.11 bounds the splits only from below: a box cannot split more than the pack's tens less one
+    (127 at 8 decks), so 10**18 is analysed as 127, at once. Splits that deep weigh next to nothing, so
+    the edge is 40 splits' to the last bits: the weights of a hundred-hand split are exact integers (in
+    floats they overflowed and the edge came out wrong)."""
+    t0 = time.perf_counter()
+    huge = analyze_blackjack(decks=8, max_splits=10**18)
+    assert time.perf_counter() - t0 < 60  # was: a hang (arrays and loops sized by the setting)
+    assert huge.rules.max_splits == 127
+    deepest = analyze_blackjack(decks=8, max_splits=127)
+    assert (huge.house_edge, huge.house_edge_cd) == (deepest.house_edge, deepest.house_edge_cd)
+    forty = analyze_blackjack(decks=8, max_splits=40)
+    assert huge.house_edge == pytest.approx(forty.house_edge, abs=1e-15)
+    assert huge.house_edge_cd == pytest.approx(forty.house_edge_cd, abs=1e-15)
+    one_deck = analyze_blackjack(decks=1, max_splits=30)  # was: ZeroDivisionError
+    assert one_deck.rules.max_splits == 15
+    assert one_deck.house_edge == analyze_blackjack(decks=1, max_splits=15).house_edge
 
 
 def test_bad_settings_are_refused() -> None:

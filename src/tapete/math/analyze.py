@@ -7,7 +7,6 @@ what-if and the output says the game is not the regulation's (`regulation: false
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from tapete.errors import InvalidRules, Msg, TapeteError, read_settings_file
+from tapete.errors import InvalidRules, Msg, TapeteError, json_text, read_settings_file
 from tapete.rules import load_rules
 from tapete.rules.common import CommonRules
 
@@ -56,12 +55,38 @@ def _analysis_settings(game: str, settings: dict[str, Any]) -> tuple[dict[str, A
     return rest, extra
 
 
+#: N:1 settings: an Empate's pay, a paytable's entries (Showdown's and its bonus's).
+RATIO_SETTINGS = ("tie_pays", "paytable", "bonus_paytable")
+
+
+def _check_ratios(rules: CommonRules) -> None:
+    """invalid_rules for an N:1 setting above MAX_PAYOUT_RATIO, the most any table pays (rules.md §3). A
+    what-if may pay what the regulation does not; but the analyses count in floats and 64-bit integers,
+    which a pay of 10**19:1 leaves (a traceback, or a silently wrong figure), so it is refused here."""
+    from tapete.rules.showdown import MAX_PAYOUT_RATIO
+
+    for name in RATIO_SETTINGS:
+        value = getattr(rules, name, None)
+        entries = value.items() if isinstance(value, dict) else [(name, value)]
+        for hand, n in entries:
+            setting = name if hand == name else f"{name}.{hand}"
+            if isinstance(n, int) and n > MAX_PAYOUT_RATIO:
+                raise InvalidRules(
+                    f"{setting}={n}: the analysis computes pays up to {MAX_PAYOUT_RATIO} to 1",
+                    key="err.analyze.ratio",
+                    setting=setting,
+                    n=n,
+                    most=MAX_PAYOUT_RATIO,
+                )
+
+
 def analyze(
     game: str, settings: dict[str, Any], progress: ProgressFn | None = None, *, strategy: bool = False
 ) -> dict[str, Any]:
     """The analysis document of `game` under `settings` (the shape of issue 6's `--json`)."""
     settings, extra = _analysis_settings(game, settings)
     rules = load_rules(game, settings, regulation=False)
+    _check_ratios(rules)
     doc: dict[str, Any] = {"game": game, "rules": {**rules.settings(), **extra}}
     problems = rules.violations()
     if extra.get("peek"):
@@ -106,7 +131,7 @@ def _blackjack_result(
     return analyze_blackjack(
         decks=rules.decks,
         surrender=bool(getattr(rules, "surrender", True)),
-        max_splits=int(getattr(rules, "max_splits", 3)),
+        max_splits=int(getattr(rules, "splits_possible", 3)),
         resplit_aces=bool(getattr(rules, "resplit_aces", False)),
         progress=progress,
         peek=bool(extra.get("peek", getattr(rules, "peek", False))),
@@ -155,7 +180,7 @@ def _as_offered(out: dict[str, Any], rules: CommonRules) -> None:
     from tapete.math.blackjack_tables import basic_tables, retired_pairs
     from tapete.math.majestic21 import insurance_as_offered
 
-    tables = basic_tables(out["_analysis"], int(getattr(rules, "max_splits", 3)))
+    tables = basic_tables(out["_analysis"], int(getattr(rules, "splits_possible", 3)))
     for name, up, index in (("insurance_ace", "As", 0), ("insurance_ten", "Ks", 9)):
         bet = insurance_as_offered(rules.decks, parse_card(up), retired_pairs(tables, index))
         out["bets"][name]["as_offered"] = {
@@ -296,12 +321,12 @@ def analyze_command(
             doc = analyze(game, settings, tick, strategy=as_json)
     except TapeteError as exc:
         if as_json:
-            sys.stdout.write(json.dumps(exc.to_json()) + "\n")
+            sys.stdout.write(json_text(exc.to_json(), indent=None) + "\n")
         else:
             _console().print(f"[red]{exc.message}[/]")
         raise typer.Exit(2) from None
     if as_json:
-        sys.stdout.write(json.dumps(_public(doc), ensure_ascii=False, indent=1) + "\n")
+        sys.stdout.write(json_text(_public(doc)) + "\n")
         return
     console = _console()
     _print(console, doc)

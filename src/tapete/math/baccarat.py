@@ -307,6 +307,8 @@ class BaccaratAnalysis:
 def analyze_baccarat(decks: int = 8, commission_percent: int = 5, tie_pays: int = 8) -> BaccaratAnalysis:
     """Exact outcome counts and house edges of Punto (1:1), Banca (1:1 less commission) and Empate
     (`tie_pays`:1) for a full pack of `decks` decks; Punto and Banca push on a tie (Art.8)."""
+    if not 1 <= decks <= 8:  # as the Black Jack analysis; a huge pack took minutes, then a traceback
+        raise InvalidRules(f"decks must be 1..8, got {decks}")
     if not 0 <= commission_percent <= 100:
         raise InvalidRules(f"commission_percent must be 0-100, got {commission_percent}")
     if tie_pays < 0:

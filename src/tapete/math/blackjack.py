@@ -51,6 +51,8 @@ import numpy.typing as npt
 
 from tapete.errors import InvalidRules
 from tapete.math import _bjnative
+from tapete.rules.blackjack import shoe_counts as shoe_counts
+from tapete.rules.blackjack import split_limit
 
 #: the kernels compiled from C (tapete/math/_bjkernels.c), when a C compiler is at hand
 _NATIVE = _bjnative.load()
@@ -89,11 +91,6 @@ _BUST = 5
 
 Action = Literal["S", "H", "D", "P", "R"]
 ProgressFn = Callable[[int, int], None]
-
-
-def shoe_counts(decks: int) -> list[int]:
-    """Cards of each value (A, 2..9, ten-value) in a pack of `decks` 52-card decks."""
-    return [4 * decks] * 9 + [16 * decks]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1177,11 +1174,20 @@ def _split_patterns(hands: int) -> tuple[tuple[tuple[int, int, int], ...], tuple
     return early, full
 
 
-def _falling(n: int, k: int) -> float:
-    out = 1.0
+def _falling(n: int, k: int) -> int:
+    """n (n-1) ... (n-k+1), exactly: a split to a hundred hands multiplies a few hundred of them, past
+    what a float holds, so `_weight` divides the exact integers."""
+    out = 1
     for i in range(k):
         out *= n - i
     return out
+
+
+def _weight(count: int, pairs: int, a: int, others: int, k: int, cards: int) -> float:
+    """count · pairs_(a) · others_(k) / cards_(a+k) (falling factorials): the probability that a split
+    draws its a pair cards and k other cards in one of `count` orders, 0 when the shoe cannot."""
+    num = count * _falling(pairs, a) * _falling(others, k)
+    return num / _falling(cards, a + k) if num else 0.0
 
 
 def _split_total(
@@ -1255,14 +1261,14 @@ def _split_total(
     for count, h, _ in early:
         if count == 0:
             continue
-        w = count * _falling(pairs, h - 2) * _falling(others, h) / _falling(cards, 2 * h - 2)
+        w = _weight(count, pairs, h - 2, others, h, cards)
         if w > 0.0:
             total += w * (n1f(h - 2, h - 1) + (h - 1) * nxf(h - 2, h - 1))
     a = hands - 2
     for count, k, _ in full:
         if count == 0:
             continue
-        w = count * _falling(pairs, a) * _falling(others, k) / _falling(cards, a + k)
+        w = _weight(count, pairs, a, others, k, cards)
         if w <= 0.0:
             continue
         if k == 0:
@@ -1342,7 +1348,9 @@ class _UpSolver:
         self.starts: dict[int, IntArr] = {}
         if r.max_splits >= 1:
             for p in range(10):
-                hands = (r.max_splits + 1) if (p != _ACE or r.resplit_aces) else 2
+                # each hand starts with a p: never more hands than the p's left (split_limit)
+                splits = split_limit(r.max_splits, [int(avail0[p])])
+                hands = (splits + 1) if (p != _ACE or r.resplit_aces) else 2
                 self.max_hands[p] = hands
                 if avail0[p] < 2:
                     continue
@@ -1739,9 +1747,11 @@ def analyze_blackjack(
 
     Defaults are the regulation's game: 6 decks, stand on all 17s, no peek with original bets only,
     early surrender against 2-10 (not an Ace), double any two cards and after splits, split to 4 hands
-    (`max_splits` = 3), split Aces one card each and not resplit, Black Jack 3:2. `obo=False` makes
-    every stake lose to a dealer Black Jack; `surrender_type="late"` allows retiring only when the dealer
-    has no Black Jack (the American rule), for comparisons; `h17` makes the dealer hit soft 17.
+    (`max_splits` = 3; any larger number is taken as the splits the shoe allows, `split_limit`, and the
+    analysis's rules record that number), split Aces one card each and not resplit, Black Jack 3:2.
+    `obo=False` makes every stake lose to a dealer Black Jack; `surrender_type="late"` allows retiring
+    only when the dealer has no Black Jack (the American rule), for comparisons; `h17` makes the dealer
+    hit soft 17.
     `progress` is called as progress(done, total) once per up-card.
 
     `peek` analyses the American game instead (not the regulation's: for comparison with published
@@ -1757,8 +1767,9 @@ def analyze_blackjack(
         if len(counts) != 10 or any(c < 0 for c in counts) or sum(counts) < 20:
             raise InvalidRules("counts must give 10 card counts >= 0 (A, 2..9, ten), at least 20 cards")
         shoe = [int(c) for c in counts]
-    if not 0 <= max_splits <= 7:
-        raise InvalidRules(f"max_splits must be 0..7, got {max_splits}")
+    if max_splits < 0:
+        raise InvalidRules(f"max_splits must be 0 or more, got {max_splits}")
+    max_splits = split_limit(max_splits, shoe)  # a larger setting plays the same (and sizes the work)
     if surrender_type not in ("early", "late"):
         raise InvalidRules(f"surrender_type must be 'early' or 'late', got {surrender_type!r}")
     if peek:

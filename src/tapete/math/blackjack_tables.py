@@ -40,6 +40,7 @@ from tapete.math.blackjack import (
     hand_states,
     shoe_counts,
 )
+from tapete.rules.blackjack import split_limit
 
 STAND, HIT, DOUBLE, SPLIT = 0, 1, 2, 3
 CODE: dict[str, int] = {"S": STAND, "H": HIT, "D": DOUBLE, "P": SPLIT}
@@ -49,7 +50,8 @@ B = npt.NDArray[np.bool_]
 
 @dataclass(frozen=True)
 class DecisionTables:
-    """A strategy for the kernels. ``K`` = max(1, max_splits) (resplits already made, for split hands)."""
+    """A strategy for the kernels. ``K`` = max(1, the splits the pack allows: `split_limit`) (resplits
+    already made, for split hands)."""
 
     name: str
     surrender: B  # [10, S] take the retiro offer (two-card states)
@@ -88,6 +90,7 @@ def _two_card_states() -> list[tuple[int, int, int]]:
 def basic_tables(analysis: BlackjackAnalysis, max_splits: int) -> DecisionTables:
     """The analyzer's total-dependent basic strategy (what `BlackjackAnalysis.house_edge` assumes)."""
     st = hand_states()
+    max_splits = split_limit(max_splits, analysis.counts)
     k = max(1, max_splits)
     t = _empty("basic", k)
     no_r: set[Action] = {"S", "H", "D"}
@@ -135,8 +138,9 @@ def composition_tables(
     the best action by the exact values of the hand's cards, and a split hand plays as an unsplit hand
     of the same cards would (stand, hit or double, by the regular table), resplitting whenever allowed:
     exactly the play the analyzer's exact split values assume."""
-    rules = BlackjackRules(decks=decks, surrender=surrender, max_splits=max_splits, resplit_aces=resplit_aces)
     shoe = shoe_counts(decks)
+    max_splits = split_limit(max_splits, shoe)
+    rules = BlackjackRules(decks=decks, surrender=surrender, max_splits=max_splits, resplit_aces=resplit_aces)
     cm = _make_common(rules, shoe, False)
     st = cm.st
     k = max(1, max_splits)
@@ -167,7 +171,8 @@ def composition_tables(
 
 def chart_tables(chart: object, max_splits: int) -> DecisionTables:
     """A `tapete.strategy.Chart` as tables: every state answered by ``chart.decide`` as the engine's
-    auto-player asks it (the resplit-Aces offer is declined, as ``decide`` declines every non-play offer)."""
+    auto-player asks it (the resplit-Aces offer is declined, as ``decide`` declines every non-play offer).
+    `max_splits` sizes the tables: give the splits the pack allows (`BlackjackRules.splits_possible`)."""
     from tapete.games.base import Decision
     from tapete.strategy import Chart
 

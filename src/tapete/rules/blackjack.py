@@ -3,12 +3,27 @@ with side bets and a second insurance."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from pydantic import Field
 
 from tapete.errors import Msg
 from tapete.rules.common import CommonRules, check_burn_before_cut, check_cut_card_depth
+
+
+def shoe_counts(decks: int) -> list[int]:
+    """Cards of each value (A, 2..9, ten-value) in a pack of `decks` 52-card decks."""
+    return [4 * decks] * 9 + [16 * decks]
+
+
+def split_limit(max_splits: int, counts: Sequence[int]) -> int:
+    """The splits a box can really make under the setting `max_splits` from a pack holding `counts` cards
+    of each value: every hand of a split starts with a card of the pair's value, so no box can split
+    more than the largest count less one times, and a larger setting plays exactly the same. Whatever
+    sizes an array or a loop by the splits (the analysis, the simulation) takes this number, never the
+    setting, which the regulation leaves unbounded above (Art.11)."""
+    return max(0, min(max_splits, max(counts, default=0) - 1))
 
 
 class BlackjackRules(CommonRules):
@@ -19,7 +34,7 @@ class BlackjackRules(CommonRules):
     decks: int = Field(6, description="Art.2b: 4 to 8 decks, operator's choice [A: default 6]")
     max_boxes_per_player: int = Field(7, ge=1, le=7, description="Art.1ñ: boxes one player may hold")
     max_splits: int = Field(
-        3, ge=0, le=7, description="Art.11: splits per box, at least 1 (Art.11 grants it) [A: default 3]"
+        3, ge=0, description="Art.11: splits per box, at least 1 (Art.11 grants it) [A: default 3]"
     )
     resplit_aces: bool = Field(False, description="Art.11: resplitting Aces [A: default no]")
     surrender: bool = Field(True, description="Art.9: retiro offered (the regulation grants it)")
@@ -32,6 +47,12 @@ class BlackjackRules(CommonRules):
         description="Art.14: the dealer draws to 17 even when no hand's result depends on his total "
         "[A: default no, he draws only while a result depends on it]",
     )
+
+    @property
+    def splits_possible(self) -> int:
+        """`max_splits` as this pack can play it (`split_limit`): what sizes the analysis and the
+        simulation, so that a setting of 10**18 costs no more than the pack's own limit."""
+        return split_limit(self.max_splits, shoe_counts(self.decks))
 
     @property
     def cut_depth(self) -> int:
@@ -84,7 +105,7 @@ class Majestic21Rules(BlackjackRules):
     )
     burn: int = Field(1, ge=0, description="cards burned after a shuffle, one or more [A: as Black Jack, 1]")
     max_splits: int = Field(
-        3, ge=0, le=7, description="splits per box, at least 1 [A: the play follows Black Jack, default 3]"
+        3, ge=0, description="splits per box, at least 1 [A: the play follows Black Jack, default 3]"
     )
     side_bet_min: int | None = Field(None, gt=0, description="least side-bet stake [A: table_min]")
     side_bet_max: int | None = Field(None, gt=0, description="largest side-bet stake [A: table_max]")

@@ -159,7 +159,7 @@ def _chart_for(rules: Any) -> Chart:
     analysis = analyze_blackjack(
         decks=rules.decks,
         surrender=rules.surrender,
-        max_splits=rules.max_splits,
+        max_splits=rules.splits_possible,
         resplit_aces=rules.resplit_aces,
     )
     return Chart.from_analysis(analysis)

@@ -11,11 +11,10 @@ by replaying recorded kernel rounds through the scenario contract (`tapete.scena
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Protocol
 
-from tapete.errors import InvalidRules, read_text
+from tapete.errors import InvalidRules, parse_document, read_text
 from tapete.rules import load_rules
 from tapete.rules.blackjack import BlackjackRules, Majestic21Rules
 from tapete.rules.punto_y_banca import PuntoYBancaRules
@@ -26,6 +25,10 @@ from tapete.sim.kernels.tally import ChunkResult
 #: The stake every box bets in a simulation (as the engine simulation does): even, a multiple of 20, so
 #: 3:2, half a bet and 95% of a Banca win are whole; a table whose limits exclude it bets its minimum.
 DEFAULT_STAKE = 1000
+#: The largest stake the kernels play: they count in 64-bit integers, and a stake up to this keeps a
+#: round's results (seven seats, a 100000:1 bonus included) and their sums over a long simulation within
+#: them. A table whose minimum is above it is refused, said, instead of overflowing (or a traceback).
+MAX_KERNEL_STAKE = 10**9
 #: Default seats per game: one box at Black Jack and Majestic 21 (the analysis's player), two at
 #: Showdown Póker (so the pot is played: alone, a player's pot bet is returned).
 DEFAULT_SEATS = {"blackjack": 1, "majestic_21": 1, "punto_y_banca": 3, "showdown_poker": 2}
@@ -81,10 +84,22 @@ class Plan(Protocol):
 
 
 def table_stake(rules: Any, lo: int | None = None, hi: int | None = None) -> int:
-    """`DEFAULT_STAKE` when the table's limits allow it, else the table's minimum."""
+    """`DEFAULT_STAKE` when the table's limits allow it, else the table's minimum (`kernel_amount`)."""
     lo = rules.table_min if lo is None else lo
     hi = rules.table_max if hi is None else hi
-    return DEFAULT_STAKE if lo <= DEFAULT_STAKE <= hi else lo
+    return DEFAULT_STAKE if lo <= DEFAULT_STAKE <= hi else kernel_amount(lo)
+
+
+def kernel_amount(stake: int) -> int:
+    """`stake`, when the kernels can play it (at most `MAX_KERNEL_STAKE`); else invalid_rules."""
+    if stake > MAX_KERNEL_STAKE:
+        raise InvalidRules(
+            f"a stake of {stake}: the simulation plays stakes up to {MAX_KERNEL_STAKE} (its 64-bit sums)",
+            key="err.sim.stake",
+            stake=stake,
+            most=MAX_KERNEL_STAKE,
+        )
+    return stake
 
 
 def make_plan(
@@ -147,18 +162,19 @@ def _blackjack_plan(game: str, rules: BlackjackRules, strategy: str, seats: int,
     from tapete.sim.kernels.blackjack import BlackjackPlan
 
     tables: DecisionTables
+    splits = rules.splits_possible  # what sizes the tables and the kernel's hands (plays as the setting)
     if strategy == "basic":
         analysis = analyze_blackjack(
             decks=rules.decks,
             surrender=rules.surrender,
-            max_splits=rules.max_splits,
+            max_splits=splits,
             resplit_aces=rules.resplit_aces,
         )
-        tables = basic_tables(analysis, rules.max_splits)
+        tables = basic_tables(analysis, splits)
     elif strategy == "composition":
-        tables = composition_tables(rules.decks, rules.surrender, rules.max_splits, rules.resplit_aces)
+        tables = composition_tables(rules.decks, rules.surrender, splits, rules.resplit_aces)
     else:
-        tables = chart_tables(read_chart(Path(strategy)), rules.max_splits)
+        tables = chart_tables(read_chart(Path(strategy)), splits)
     st = hand_states()
     stake = table_stake(rules)
     side = stake
@@ -173,7 +189,7 @@ def _blackjack_plan(game: str, rules: BlackjackRules, strategy: str, seats: int,
         seats=seats,
         stake=stake,
         side_stake=side,
-        max_splits=rules.max_splits,
+        max_splits=splits,
         resplit_aces=rules.resplit_aces,
         surrender=rules.surrender,
         dealer_completes_hand=rules.dealer_completes_hand,
@@ -197,17 +213,7 @@ def read_chart(path: Path) -> Any:
     from tapete.strategy import Chart
 
     text = read_text(str(path))
-    try:
-        doc: Any = json.loads(text)
-    except json.JSONDecodeError:
-        import tomllib
-
-        try:
-            doc = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise InvalidRules(
-                f"{path}: a chart file is JSON or TOML ({exc})", key="err.sim.chart_syntax", path=str(path)
-            ) from None
+    doc: Any = parse_document(text, InvalidRules, syntax="json_or_toml", path=str(path))
     if isinstance(doc, dict) and isinstance(doc.get("strategy"), dict):
         doc = doc["strategy"]
     if isinstance(doc, dict) and "chart" in doc:

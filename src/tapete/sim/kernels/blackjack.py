@@ -552,6 +552,8 @@ class BlackjackPlan:
     seats: int
     stake: int
     side_stake: int
+    #: the splits the pack allows (`BlackjackRules.splits_possible`), never the raw setting: it sizes
+    #: the kernel's hands per box
     max_splits: int
     resplit_aces: bool
     surrender: bool

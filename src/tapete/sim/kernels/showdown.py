@@ -50,6 +50,10 @@ N_OUT = len(OUTCOMES[0])
 ACTIONS = ("exchange", "increment_1", "increment_2")
 EXCHANGE, INC1, INC2 = range(3)
 MAX_CARDS = 64
+#: A payout limit above this never binds in the kernels: a round's payouts on the bet and increments are
+#: at most 7 seats x 3 stakes x 100000:1 x `MAX_KERNEL_STAKE` (about 2e15); the limit itself may be any
+#: whole number (rules.md §3), beyond the kernels' 64-bit integers too.
+NO_LIMIT_ABOVE = 2**62
 
 
 @njit(cache=True, inline="always")
@@ -500,7 +504,7 @@ def showdown_plan(rules: ShowdownRules, seats: int) -> ShowdownPlan:
     pot bet and the bonus (its own limits), playing the exact analysis's strategy for these settings."""
     from tapete.errors import InvalidRules
     from tapete.games.showdown import bonus_limits
-    from tapete.sim.kernels import table_stake
+    from tapete.sim.kernels import kernel_amount, table_stake
 
     if rules.decks != 1:
         raise InvalidRules(
@@ -520,10 +524,11 @@ def showdown_plan(rules: ShowdownRules, seats: int) -> ShowdownPlan:
         seats=seats,
         burn=rules.burn,
         stake=table_stake(rules),
-        pot=rules.pot_amount,
+        pot=kernel_amount(rules.pot_amount),
         bonus=table_stake(rules, *bonus_limits(rules)),
         pot_pct=rules.pot_commission_percent,
-        limit=-1 if rules.payout_limit is None else rules.payout_limit,
+        # a limit above every payout a round of kernel stakes can make never binds: none, as 64-bit
+        limit=-1 if rules.payout_limit is None or rules.payout_limit > NO_LIMIT_ABOVE else rules.payout_limit,
         max_exchange=rules.max_exchange,
         tables=strategy_tables(analysis),
         plain=plain,
