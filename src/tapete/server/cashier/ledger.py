@@ -108,6 +108,9 @@ LOCKED: Slot[dict[str, Account]] = Slot("ledger.locked", dict)
 FUNDS: Slot[dict[str, tuple[int, int]]] = Slot("ledger.funds", dict)
 #: the players among those whose wallets are frozen (`funds`)
 FROZEN: Slot[set[str]] = Slot("ledger.frozen", set)
+#: the accounts the transaction wrote entries on (`post_many`): a refusal of the database that cannot name
+#: its account (SQLite's) is one of these
+POSTED: Slot[set[int]] = Slot("ledger.posted", set)
 
 
 def _held(tx: Tx) -> dict[str, Account]:
@@ -233,6 +236,7 @@ async def post_many(
                 accounts[m.account.id] = m.account
     if not delta:
         return
+    tx.info.slot(POSTED).update(delta)
     at = utcnow()
     at_text = signing.time_text(at)
     signer = signing.current()

@@ -39,6 +39,7 @@ ENTRIES_AFTER = q(
     " FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
     " WHERE e.id > :after ORDER BY e.id LIMIT :n",
 )
+FROZEN_AMONG = q("SELECT name FROM accounts WHERE id {in_ids} AND frozen IS NOT NULL ORDER BY id")
 FREEZE = q("UPDATE accounts SET frozen = :why WHERE id = :id AND frozen IS NULL RETURNING id")
 ACCOUNT_NAME = q("SELECT name FROM accounts WHERE id = :id")
 TABLE_HEADS = q("SELECT id, next_seq FROM tables ORDER BY id")
