@@ -666,8 +666,10 @@ async def lifespan_of(casino: Casino) -> AsyncIterator[None]:
 
 
 def prepare(settings: Settings, say: Callable[[str], None] = print) -> Casino:
-    """Migrate the database, load the shoe key, bootstrap the first users; the casino to serve."""
-    migrate(settings.database_url)
+    """Migrate the database (with the casino's signing key: migration 0005 signs what predates
+    signatures, verified, with it), load the shoe key, bootstrap the first users; the casino to serve."""
+    signer = signing.load_signer(settings.data_dir, settings.signing_key, say=say)
+    migrate(settings.database_url, signer)
     if not settings.shoe_key:
         settings.shoe_key = load_shoe_key(settings)
     casino = Casino(settings, say)

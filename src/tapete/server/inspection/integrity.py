@@ -19,6 +19,7 @@ from typing import Any
 
 from tapete.log import GENESIS
 from tapete.server import signing
+from tapete.server.inspection import checks
 from tapete.server.inspection import repository as repo
 from tapete.server.inspection.journal import note
 from tapete.server.models import utcnow
@@ -50,20 +51,6 @@ class StartupReport:
 
 
 # -- the chains --------------------------------------------------------------------------------------------
-async def _legacy_signed(tx: Tx) -> None:
-    """The first start after migration 0005 signs its ``legacy`` checkpoints (what was written before
-    signatures, hashes only): once. A database that holds a signed checkpoint already signs none (an
-    unsigned one found later was not written by the migration)."""
-    if int(await tx.value(repo.SIGNED_ANY) or 0):
-        return
-    signer = signing.current()
-    for cid, kind, table_id, seq, digest in await tx.all(repo.UNSIGNED_LEGACY):
-        sig = signer.sign(signing.checkpoint_message(kind, table_id, int(seq), digest))
-        await tx.run(repo.SIGN_CHECKPOINT, {"sig": sig, "id": cid})
-    # the mark that this casino signs from now on (and signs no unsigned legacy checkpoint again)
-    await _write_checkpoint(tx, "keyed", None, 0, "")
-
-
 async def _write_checkpoint(tx: Tx, kind: str, table_id: int | None, seq: int, digest: str) -> None:
     sig = signing.current().sign(signing.checkpoint_message(kind, table_id, seq, digest))
     await tx.run(
@@ -74,28 +61,38 @@ async def _write_checkpoint(tx: Tx, kind: str, table_id: int | None, seq: int, d
 
 @dataclass
 class Start:
-    """Where a table's check begins: the first seq to check, the hash it links to, and below which
-    records may carry no signature (they predate signatures)."""
+    """Where a table's check begins: the first seq to check, the hash it links to, below which records
+    may carry no signature (they predate signatures) and what the last of those hashes to (its signed
+    legacy checkpoint's hash; None: no legacy mark)."""
 
     seq: int = 0
     prev: str = GENESIS
     unsigned_below: int = 0
+    legacy_hash: str | None = None
+
+    @classmethod
+    def legacy(cls, mark: tuple[int, str] | None) -> Start:
+        """From the first record, with a table's legacy mark (`checks.legacy_mark`)."""
+        return cls() if mark is None else cls(unsigned_below=mark[0] + 1, legacy_hash=mark[1])
 
 
 async def start_of(tx: Tx, table_id: int, next_seq: int, *, whole: bool) -> Start:
     """Where the check of a table's chain begins: its last checkpoint signed by a trusted key (unless
-    `whole`: from the first record), and its legacy mark."""
+    `whole`: from the first record), and its legacy mark. An unsigned checkpoint counts for nothing, and
+    none is ever signed here: the server signs only what it verified (a legacy mark is signed by
+    migration 0005 alone, `offline.sign_legacy`)."""
     keys = signing.trusted()
-    start = Start()
-    taken = False
-    for kind, seq, digest, sig in await tx.all(repo.CHECKPOINTS, {"t": table_id}):
+    marks = [tuple(row) for row in await tx.all(repo.CHECKPOINTS, {"t": table_id})]
+    start = Start.legacy(checks.legacy_mark(marks, keys, "legacy", table_id))
+    if whole:
+        return start
+    for kind, seq, digest, sig in marks:
         seq = int(seq)
-        if not keys.check(signing.checkpoint_message(kind, table_id, seq, digest), sig):
+        if kind != "table" or seq >= next_seq:
             continue
-        if kind == "legacy":
-            start.unsigned_below = max(start.unsigned_below, seq + 1)
-        elif not whole and not taken and seq < next_seq:
-            start.seq, start.prev, taken = seq + 1, digest, True
+        if keys.check(signing.checkpoint_message(kind, table_id, seq, digest), sig):
+            start.seq, start.prev = seq + 1, digest
+            break
     return start
 
 
@@ -121,12 +118,15 @@ async def check_chain(
             unsigned_below=start.unsigned_below,
             start=count,
             prev=prev,
+            legacy_hash=start.legacy_hash,
         )
         if not report.ok:
             return report
         count, prev = report.records, rows[-1].hash
         if len(rows) < BATCH:
             break
+    if start.legacy_hash is not None and count < start.unsigned_below:
+        return chain.ChainReport(False, count, count, "the table's records end below its legacy checkpoint")
     if head != prev:
         return chain.ChainReport(False, count, count, "the table's head does not match its last record")
     return chain.ChainReport(True, count)
@@ -318,6 +318,7 @@ async def checkpoint_tables(
                 unsigned_below=start.unsigned_below,
                 start=count,
                 prev=prev,
+                legacy_hash=start.legacy_hash,
             )
             if not found.ok or not rows:
                 async with writer(), store.transaction() as tx:
@@ -342,7 +343,6 @@ async def checkpoint_tables(
 async def startup(tx: Tx, rows: Sequence[TableRow], say: Callable[[str], None]) -> StartupReport:
     """The start-up's whole check: every table's chain, then the ledger."""
     report = StartupReport()
-    await _legacy_signed(tx)
     for table in rows:
         await check_table(tx, table, report, say)
     await check_ledger(tx, report, say)

@@ -17,12 +17,6 @@ LEDGER_CHECKPOINTS = q(
     "SELECT kind, seq, hash, sig FROM checkpoints WHERE table_id IS NULL"
     " AND kind IN ('ledger', 'legacy_ledger') ORDER BY seq DESC"
 )
-SIGNED_ANY = q("SELECT COUNT(*) AS signed FROM checkpoints WHERE sig IS NOT NULL")
-UNSIGNED_LEGACY = q(
-    "SELECT id, kind, table_id, seq, hash FROM checkpoints"
-    " WHERE sig IS NULL AND kind IN ('legacy', 'legacy_ledger')"
-)
-SIGN_CHECKPOINT = q("UPDATE checkpoints SET sig = :sig WHERE id = :id")
 NEW_CHECKPOINT = q(
     'INSERT INTO checkpoints (kind, table_id, seq, hash, "at", sig)'
     " VALUES (:kind, :t, :seq, :hash, :at, :sig)"
