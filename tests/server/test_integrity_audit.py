@@ -220,3 +220,24 @@ def test_a_request_refused_for_a_frozen_account_names_it(api: Api, sql: sa.Engin
     error = refused(r, 409, "conflict")
     assert error["key"] == "err.account.frozen" and error["params"]["account"] == "wallet:ana", error
     assert "wallet:ana" in error["message"], error
+
+
+# -- the checkpoints, append-only ------------------------------------------------------------------------
+def test_the_database_refuses_update_and_delete_of_checkpoints(api: Api, sql: sa.Engine) -> None:
+    """Migration 0009: checkpoints are append-only as chain records and ledger entries are (the server
+    only inserts them); only the superuser, past the triggers, can change or remove one."""
+    with sql.begin() as conn:
+        conn.execute(
+            sa.text(
+                'INSERT INTO checkpoints (kind, table_id, seq, hash, "at", sig)'
+                " VALUES ('ledger', NULL, 1, '', CURRENT_TIMESTAMP, 'x')"
+            )
+        )
+    for text in ("UPDATE checkpoints SET sig = 'y'", "DELETE FROM checkpoints"):
+        with pytest.raises(sa.exc.DBAPIError) as caught, sql.begin() as conn:
+            conn.execute(sa.text(text))
+        assert "append-only" in str(caught.value), text
+    with sql.connect() as conn:
+        assert conn.execute(sa.text("SELECT sig FROM checkpoints")).scalars().all() == ["x"]
+    with superuser(sql) as conn:
+        conn.execute(sa.text("DELETE FROM checkpoints"))

@@ -394,7 +394,8 @@ class Checkpoint(Base):
     """A signed statement that a table's chain (kind ``table``) or the ledger (``ledger``: every entry up to
     id `seq`) was verified whole up to `seq`, its record there hashing to `hash`: the start-up's check
     begins above it. ``legacy`` and ``legacy_ledger`` ones mark what was written before signatures (signed
-    by migration 0005 alone, once verified). One without a valid signature counts for nothing."""
+    by migration 0005 alone, once verified). Append-only (migration 0009); one without a valid signature
+    counts for nothing."""
 
     __tablename__ = "checkpoints"
 
