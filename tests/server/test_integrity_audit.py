@@ -4,6 +4,8 @@ SQLite and PostgreSQL.
 
 - D2: a planted unsigned ``legacy`` checkpoint (the real ones deleted) is never signed, so rewritten and
   unsigned records and entries are still found;
+- D3: ``accounts.checked_to`` (unsigned) does not make the start-up skip an account's entries; a
+  reopening's acceptance is a signed checkpoint instead;
 - D7: a request refused for a frozen account names it on both databases."""
 
 from __future__ import annotations
@@ -200,6 +202,46 @@ def test_a_planted_legacy_checkpoint_is_not_signed_and_the_rewritten_history_is_
     found = _offline(database_url, public)
     assert not found[f"table {table}"].ok and found[f"table {table}"].first_bad == seq
     assert not found["ledger"].ok
+
+
+# -- D3 ------------------------------------------------------------------------------------------------
+def test_checked_to_does_not_make_the_start_up_skip_changed_entries(
+    database_url: str, tmp_path: Path, sql: sa.Engine
+) -> None:
+    """The audit's D3: ana's buy-in multiplied by 100 on both sides (the transaction still sums to zero,
+    every balance recomputed) and every account's ``checked_to`` set far ahead: the entries' signatures
+    are still checked, ana's wallet is frozen and her conjured chips are not paid out. A reopening
+    accepts what it reopened for good (a signed checkpoint): the next start does not freeze her again,
+    and forging ``checked_to`` does not extend it to what is changed after."""
+    with serving(database_url, tmp_path) as api:
+        _casino(api)
+        api.ok("admin", "POST", "/api/cashier/cash-out", json={"player": "ana", "amount": 1_000})
+    with superuser(sql) as conn:
+        buy_in = _entry(conn, "wallet:ana", "buy_in")
+        conn.execute(
+            sa.text("UPDATE ledger_entries SET amount = amount * 100 WHERE txn = :t"), {"t": buy_in.txn}
+        )
+        for account in ("wallet:ana", "cage"):
+            _restate(conn, account)
+        conn.execute(sa.text("UPDATE accounts SET checked_to = 999999999"))
+    with serving(database_url, tmp_path) as api:
+        assert api.ok("admin", "GET", "/api/cashier/players/ana")["balance"] == 999_000
+        assert {"wallet:ana", "cage"} <= set(_frozen(api))
+        r = api.as_("admin", "POST", "/api/cashier/cash-out", json={"player": "ana", "amount": 990_000})
+        assert refused(r, 409, "conflict")["key"] == "err.account.frozen"
+        for account in ("ana", "cage"):
+            api.ok("admin", "POST", "/api/accounts/reopen", json={"account": account, "reason": "audited"})
+        assert _frozen(api) == []
+    with serving(database_url, tmp_path) as api:
+        assert _frozen(api) == []  # the reopening stands: a signed checkpoint, not checked_to
+        api.ok("admin", "POST", "/api/cashier/buy-in", json={"player": "ana", "amount": 5})
+    with superuser(sql) as conn:  # now the new buy-in changed, and checked_to forged again
+        last = _entry(conn, "wallet:ana", "buy_in", 1)
+        conn.execute(sa.text("UPDATE ledger_entries SET amount = 5000 WHERE id = :i"), {"i": last.id})
+        _restate(conn, "wallet:ana")
+        conn.execute(sa.text("UPDATE accounts SET checked_to = 999999999"))
+    with serving(database_url, tmp_path) as api:
+        assert "wallet:ana" in _frozen(api)
 
 
 # -- D7 ------------------------------------------------------------------------------------------------

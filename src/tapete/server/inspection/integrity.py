@@ -212,6 +212,28 @@ def entry_fault(row: Row, keys: signing.Keyring, unsigned_to: int) -> str:
     return ""
 
 
+async def accepted_accounts(tx: Tx) -> dict[int, tuple[int, int]]:
+    """The accounts an administrator reopened, by id: (the last entry the reopening accepted as it stood,
+    its balance after it), from their signed ``account`` checkpoints (`accept_account`). Nothing unsigned
+    (``accounts.checked_to`` included) moves where an account's check begins."""
+    keys = signing.trusted()
+    found: dict[int, tuple[int, int]] = {}
+    for seq, digest, sig in await tx.all(repo.ACCOUNT_CHECKPOINTS):
+        if not keys.check(signing.checkpoint_message("account", None, int(seq), digest), sig):
+            continue
+        account, _, balance = str(digest).partition(":")
+        if account.isdigit() and int(seq) >= found.get(int(account), (-1, 0))[0]:
+            found[int(account)] = (int(seq), int(balance or 0))
+    return found
+
+
+async def accept_account(tx: Tx, account_id: int, entry: int, balance: int) -> None:
+    """An administrator's reopening of an account accepts its entries up to `entry` as they stand (their
+    check begins after it) and `entry`'s balance after it: a signed ``account`` checkpoint says so (the
+    start-up believes nothing unsigned about where an account's check begins)."""
+    await _write_checkpoint(tx, "account", None, entry, f"{account_id}:{balance}")
+
+
 async def freeze(tx: Tx, account_id: int, why: str, *, entry: int | None = None) -> str | None:
     """Freeze an account (its balance or its entries do not reconcile): no chips move there until an
     administrator reopens it; a significant event ``account_frozen`` names it. Its name, or None when
@@ -238,7 +260,8 @@ async def reconcile(tx: Tx) -> list[str]:
 
 async def check_ledger(tx: Tx, report: StartupReport, say: Callable[[str], None]) -> None:
     """Every account's balance against its last entry, and every entry since the ledger's checkpoint
-    (its link and its signature): an account that fails is frozen."""
+    (its link and its signature): an account that fails is frozen. An account reopened by an
+    administrator is checked after the entry its reopening accepted (a signed checkpoint)."""
     keys = signing.trusted()
     bad: dict[int, tuple[int | None, str]] = {}
     for account_id, name, balance, frozen, last in await tx.all(repo.BALANCES):
@@ -253,13 +276,21 @@ async def check_ledger(tx: Tx, report: StartupReport, say: Callable[[str], None]
             unsigned_to = max(unsigned_to, int(seq))
         elif after == 0:
             after = int(seq)
+    accepted = await accepted_accounts(tx)
     start, last_id = after, after
     while True:
         rows = await tx.all(repo.ENTRIES_AFTER, {"after": last_id, "n": BATCH})
         for row in rows:
-            account_id = int(row.account_id)
+            account_id, eid = int(row.account_id), int(row.id)
             report.entries += 1
-            if int(row.id) <= int(row.checked_to) or account_id in bad:
+            mark = accepted.get(account_id)
+            if mark is not None and eid <= mark[0]:
+                if eid == mark[0] and int(row.balance_after) != mark[1]:
+                    bad.setdefault(
+                        account_id, (eid, f"entry {eid}'s balance is not the one its reopening accepted")
+                    )
+                continue
+            if account_id in bad:
                 continue
             fault = entry_fault(row, keys, unsigned_to)
             if fault:

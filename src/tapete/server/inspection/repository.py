@@ -17,6 +17,9 @@ LEDGER_CHECKPOINTS = q(
     "SELECT kind, seq, hash, sig FROM checkpoints WHERE table_id IS NULL"
     " AND kind IN ('ledger', 'legacy_ledger') ORDER BY seq DESC"
 )
+ACCOUNT_CHECKPOINTS = q(
+    "SELECT seq, hash, sig FROM checkpoints WHERE kind = 'account' AND table_id IS NULL ORDER BY seq"
+)
 NEW_CHECKPOINT = q(
     'INSERT INTO checkpoints (kind, table_id, seq, hash, "at", sig)'
     " VALUES (:kind, :t, :seq, :hash, :at, :sig)"
@@ -28,10 +31,8 @@ BALANCES = q(
 ENTRIES_AFTER = q(
     "SELECT e.id, e.txn, e.account_id, e.amount, e.balance_after, e.kind, e.table_id, e.round_no, e.player,"
     ' e.spot, e.seq, e.actor, e."at", e.sig, (SELECT p.balance_after FROM ledger_entries p'
-    " WHERE p.account_id = e.account_id AND p.id < e.id ORDER BY p.id DESC LIMIT 1) AS before,"
-    " a.checked_to"
-    " FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
-    " WHERE e.id > :after ORDER BY e.id LIMIT :n",
+    " WHERE p.account_id = e.account_id AND p.id < e.id ORDER BY p.id DESC LIMIT 1) AS before"
+    " FROM ledger_entries e WHERE e.id > :after ORDER BY e.id LIMIT :n",
 )
 FROZEN_AMONG = q("SELECT name FROM accounts WHERE id {in_ids} AND frozen IS NOT NULL ORDER BY id")
 FREEZE = q("UPDATE accounts SET frozen = :why WHERE id = :id AND frozen IS NULL RETURNING id")
@@ -44,7 +45,7 @@ MAX_ENTRY = q("SELECT MAX(id) AS last FROM ledger_entries")
 FROZEN = q("SELECT id, name, kind, balance, frozen FROM accounts WHERE frozen IS NOT NULL ORDER BY id")
 ACCOUNT = q("SELECT id, name, balance, frozen FROM accounts WHERE name = :name {lock}")
 LAST_ENTRY = q("SELECT id, balance_after FROM ledger_entries WHERE account_id = :id ORDER BY id DESC LIMIT 1")
-REOPEN = q("UPDATE accounts SET frozen = NULL, balance = :balance, checked_to = :to WHERE id = :id")
+REOPEN = q("UPDATE accounts SET frozen = NULL, balance = :balance WHERE id = :id")
 
 
 # -- the significant-event journal and a table's holders (`journal`)
