@@ -6,6 +6,8 @@ SQLite and PostgreSQL.
   unsigned records and entries are still found;
 - D3: ``accounts.checked_to`` (unsigned) does not make the start-up skip an account's entries; a
   reopening's acceptance is a signed checkpoint instead;
+- D6: a ledger transaction that lost an entry (or a whole transaction, with a later signed balance) is
+  found by the start-up and by `tapete verify`, and the cage that kept its side is not frozen for it;
 - D7: a request refused for a frozen account names it on both databases."""
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pytest
 import sqlalchemy as sa
 
 from tapete.server.play.chain import record_digest, record_of
+from tapete.server.sql import q
 from tests.server.conftest import Api
 from tests.server.support import live_deal, procedures, refused, serving
 from tests.server.tampering import superuser
@@ -139,6 +142,9 @@ def _entry(conn: sa.Connection, account: str, kind: str, nth: int = 0) -> Any:
     return rows[nth]
 
 
+_USER_ID = q("SELECT id FROM users WHERE name = :n")
+
+
 def _offline(url: str, public: Path) -> dict[str, Any]:
     from tapete.server.offline import verify_database
 
@@ -242,6 +248,88 @@ def test_checked_to_does_not_make_the_start_up_skip_changed_entries(
         conn.execute(sa.text("UPDATE accounts SET checked_to = 999999999"))
     with serving(database_url, tmp_path) as api:
         assert "wallet:ana" in _frozen(api)
+
+
+# -- D6 ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("whole", [False, True], ids=["an-entry", "the-whole-transaction"])
+def test_a_deleted_ledger_entry_is_found(
+    database_url: str, tmp_path: Path, sql: sa.Engine, capsys: pytest.CaptureFixture[str], whole: bool
+) -> None:
+    """The audit's D6: ana's cash-out entry deleted from the middle of her entries (or her whole cash-out,
+    the cage's side too), every later balance and the accounts' balances recomputed. Her later buy-in's
+    signature covers her balance after it (the cashier read it), and a transaction that lost an entry no
+    longer sums to zero: her wallet is frozen (the cage, which only kept its side, is not), the chips
+    are not paid out, and `tapete verify` fails."""
+    with serving(database_url, tmp_path) as api:
+        _casino(api)
+        api.ok("admin", "POST", "/api/cashier/cash-out", json={"player": "ana", "amount": 4_000})
+        api.ok("admin", "POST", "/api/cashier/buy-in", json={"player": "ana", "amount": 500})
+        public = _public_key(api, tmp_path)
+    assert all(f.ok for f in _offline(database_url, public).values())
+    with superuser(sql) as conn:
+        cash_out = _entry(conn, "wallet:ana", "cash_out")
+        which = "txn = :t" if whole else "id = :i"
+        conn.execute(
+            sa.text(f"DELETE FROM ledger_entries WHERE {which}"), {"t": cash_out.txn, "i": cash_out.id}
+        )
+        for account in ("wallet:ana", "cage"):
+            _restate(conn, account)
+    capsys.readouterr()
+    with serving(database_url, tmp_path) as api:
+        out = capsys.readouterr().out
+        assert api.ok("admin", "GET", "/api/cashier/players/ana")["balance"] == 10_500
+        assert _frozen(api) == ["wallet:ana"], out
+        assert "INTEGRITY FAILURE: account wallet:ana frozen" in out, out
+        r = api.as_("admin", "POST", "/api/cashier/cash-out", json={"player": "ana", "amount": 10_500})
+        assert refused(r, 409, "conflict")["key"] == "err.account.frozen"
+    ledger = _offline(database_url, public)["ledger"]
+    assert not ledger.ok, ledger
+    if not whole:
+        assert f"transaction {cash_out.txn}" in ledger.reason, ledger
+
+
+def test_a_transaction_that_lost_entries_summing_to_zero_is_found(
+    database_url: str, tmp_path: Path, sql: sa.Engine
+) -> None:
+    """Every entry's signature covers how many entries its transaction has: two entries of a four-entry
+    transaction deleted together (their amounts cancel, so the rest still sums to zero) leave the others'
+    signatures unmatched by what is there; the start-up freezes the wallets it names and `tapete verify`
+    names the transaction."""
+    from tapete.server.cashier import ledger
+
+    with serving(database_url, tmp_path) as api:
+        api.user("ana", "player")
+        api.user("bea", "player")
+        public = _public_key(api, tmp_path)
+        casino = api.client.app.state.casino  # type: ignore[attr-defined]
+
+        async def post() -> None:
+            async with casino.store.transaction() as tx:
+                users = {n: ledger.Player(int(await tx.value(_USER_ID, {"n": n})), n) for n in ("ana", "bea")}
+                cage = await ledger.cage(tx)
+                wallets = {n: await ledger.wallet(tx, u.id, n) for n, u in users.items()}
+                await ledger.post(
+                    tx,
+                    [
+                        ledger.Move(cage, -100, "buy_in", "ana"),
+                        ledger.Move(wallets["ana"], 100, "buy_in", "ana"),
+                        ledger.Move(cage, -200, "buy_in", "bea"),
+                        ledger.Move(wallets["bea"], 200, "buy_in", "bea"),
+                    ],
+                    actor="admin",
+                )
+
+        api.client.portal.call(post)  # type: ignore[union-attr]
+    assert all(f.ok for f in _offline(database_url, public).values())
+    with superuser(sql) as conn:
+        txn = _entry(conn, "wallet:bea", "buy_in").txn
+        conn.execute(sa.text("DELETE FROM ledger_entries WHERE txn = :t AND player = 'bea'"), {"t": txn})
+        for account in ("wallet:bea", "cage"):
+            _restate(conn, account)
+    ledger_finding = _offline(database_url, public)["ledger"]
+    assert not ledger_finding.ok and f"transaction {txn}" in ledger_finding.reason, ledger_finding
+    with serving(database_url, tmp_path) as api:
+        assert _frozen(api) == ["wallet:ana"]
 
 
 # -- D7 ------------------------------------------------------------------------------------------------

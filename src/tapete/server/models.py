@@ -158,7 +158,8 @@ class LedgerEntry(Base):
     seq: Mapped[int | None] = mapped_column(Integer, default=None)
     actor: Mapped[str | None] = mapped_column(String(64), default=None)
     at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)
-    #: the server's Ed25519 signature of the entry (`signing.entry_message`), base64
+    #: the server's Ed25519 signature of the entry (`signing.entry_message`: its fields, its transaction's
+    #: size and, where the server knew it, its balance after it), base64
     sig: Mapped[str | None] = mapped_column(Text, default=None)
 
     __table_args__ = (

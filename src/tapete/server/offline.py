@@ -1,8 +1,9 @@
 """`tapete verify --database-url URL --public-key FILE [--table ID]`: a copy of a casino's database checked
 offline with the public key alone (no private key, no server): every table's chain from its first
 record (seq, hash, link, signature, the table's head) and every ledger entry (its link to its account's
-previous entry, its signature, each account's balance against its last entry). Also migration 0005's
-signing of the legacy checkpoints it writes, on the same synchronous reads (`sign_legacy`)."""
+previous entry, its signature, its transaction whole, each account's balance against its last entry).
+Also migration 0005's signing of the legacy checkpoints it writes, on the same synchronous reads
+(`sign_legacy`)."""
 
 from __future__ import annotations
 
@@ -89,41 +90,54 @@ def check_table(conn: sa.Connection, keys: signing.Keyring, table_id: int, head:
     return Finding(f"table {table_id}", True, count)
 
 
+def _txn_totals(conn: sa.Connection, txns: set[str]) -> dict[str, tuple[int, int]]:
+    """Each transaction's number of entries and their sum, as they stand."""
+    entries = LedgerEntry.__table__
+    rows = conn.execute(
+        sa.select(entries.c.txn, sa.func.count(), sa.func.sum(entries.c.amount))
+        .where(entries.c.txn.in_(sorted(txns)))
+        .group_by(entries.c.txn)
+    )
+    return {str(txn): (int(n), int(total)) for txn, n, total in rows}
+
+
 def check_ledger(conn: sa.Connection, keys: signing.Keyring) -> Finding:
-    """Every ledger entry's link and signature, and every account's balance against its last entry."""
+    """Every ledger entry's link and signature, every transaction whole (it sums to zero, and its entries'
+    signatures count as many as there are), and every account's balance against its last entry."""
     legacy = _legacy(conn, keys, "legacy_ledger", None)
     unsigned_to = legacy[0] if legacy is not None else 0
     last: dict[int, int] = {}
+    seen: set[str] = set()
     after, count = 0, 0
     entries = LedgerEntry.__table__
+    wallets = set(conn.execute(sa.select(Account.id).where(Account.kind == "wallet")).scalars())
     while True:
         rows = conn.execute(
             sa.select(entries).where(entries.c.id > after).order_by(entries.c.id).limit(BATCH)
         ).all()
+        totals = _txn_totals(conn, {str(r.txn) for r in rows}) if rows else {}
         for r in rows:
-            eid, account, amount, balance_after = (
-                int(r.id),
-                int(r.account_id),
-                int(r.amount),
-                int(r.balance_after),
-            )
+            eid, account, txn = int(r.id), int(r.account_id), str(r.txn)
             count += 1
-            if last.get(account, 0) + amount != balance_after:
-                return Finding(
-                    "ledger",
-                    False,
-                    count,
-                    eid,
-                    f"entry {eid} does not follow from its account's previous entry",
-                )
-            last[account] = balance_after
-            if eid > unsigned_to:
-                fields = {name: getattr(r, name) for name in signing.ENTRY_FIELDS}
-                at = read_time(r.at)
-                if at is None or not keys.check(signing.entry_message(fields, signing.time_text(at)), r.sig):
-                    return Finding(
-                        "ledger", False, count, eid, f"entry {eid}'s signature is not the casino's"
-                    )
+            present, total = totals[txn]
+            if txn not in seen and total != 0:
+                return _unbalanced(conn, keys, unsigned_to, wallets, count, eid, txn, total)
+            seen.add(txn)
+            at = read_time(r.at)
+            if at is None:
+                return Finding("ledger", False, count, eid, f"entry {eid}'s time cannot be read")
+            fault = checks.entry_fault(
+                r,
+                signing.time_text(at),
+                last.get(account),
+                present,
+                keys,
+                unsigned_to,
+                wallet=account in wallets,
+            )
+            if fault is not None:
+                return Finding("ledger", False, count, eid, fault.why)
+            last[account] = int(r.balance_after)
         if rows:
             after = int(rows[-1].id)
         if len(rows) < BATCH:
@@ -140,6 +154,34 @@ def check_ledger(conn: sa.Connection, keys: signing.Keyring) -> Finding:
                 f"account {name}'s balance {balance} is not its last entry's {last.get(int(account_id), 0)}",
             )
     return Finding("ledger", True, count)
+
+
+def _unbalanced(
+    conn: sa.Connection,
+    keys: signing.Keyring,
+    unsigned_to: int,
+    wallets: set[int],
+    count: int,
+    eid: int,
+    txn: str,
+    total: int,
+) -> Finding:
+    """A transaction that does not sum to zero: its entry whose signature does not hold (it was changed),
+    or else the transaction itself (an entry of it was deleted), named at its first entry `eid`."""
+    entries = LedgerEntry.__table__
+    rows = conn.execute(sa.select(entries).where(entries.c.txn == txn).order_by(entries.c.id)).all()
+    for r in rows:
+        at = read_time(r.at)
+        fault = (
+            None
+            if at is None
+            else checks.signature_fault(
+                r, signing.time_text(at), len(rows), keys, unsigned_to, wallet=int(r.account_id) in wallets
+            )
+        )
+        if fault is not None and fault.held is None:
+            return Finding("ledger", False, count, int(r.id), fault.why)
+    return Finding("ledger", False, count, eid, checks.unbalanced(txn, total))
 
 
 # -- migration 0005's signing of what predates signatures --------------------------------------------------

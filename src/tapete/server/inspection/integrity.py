@@ -1,8 +1,10 @@
 """Verified before trusted (server.md, "Integrity of the records and the money"): at start-up every table's
 chain is checked whole (hashes, links, signatures) from its last signed checkpoint, and the ledger too
 (every account's balance against its last entry; every entry's link and signature since the ledger's
-checkpoint). A table that fails is suspended (reason ``integrity``, significant event
-``integrity_failure`` naming its first bad record); an account that fails is frozen (``account_frozen``).
+checkpoint, and its transaction whole). A table that fails is suspended (reason ``integrity``,
+significant event ``integrity_failure`` naming its first bad record); an account that fails is frozen
+(``account_frozen``). Nothing unsigned says where a check begins, and the server signs a checkpoint only
+over what it verified (or what an administrator accepted, logged).
 
 The checks read in batches (a table may hold millions of records) and write a new signed checkpoint
 when enough was verified above the last one, a little below the head: the newest records are always
@@ -26,7 +28,7 @@ from tapete.server.models import utcnow
 from tapete.server.play import chain, tables
 from tapete.server.play import repository as play_repo
 from tapete.server.play.table_row import TableRow
-from tapete.server.sql import Row, Store, Tx
+from tapete.server.sql import Store, Tx
 
 log = logging.getLogger("tapete.server")
 
@@ -199,19 +201,6 @@ async def check_table(tx: Tx, table: TableRow, report: StartupReport, say: Calla
 
 
 # -- the ledger ----------------------------------------------------------------------------------------------
-def entry_fault(row: Row, keys: signing.Keyring, unsigned_to: int) -> str:
-    """Why a ledger entry read by `repo.ENTRIES_AFTER` fails (its link to its account's previous entry, its
-    signature), or ""."""
-    eid, amount, after, prev = int(row.id), int(row.amount), int(row.balance_after), row.before
-    if (0 if prev is None else int(prev)) + amount != after:
-        return f"entry {eid} does not follow from its account's previous entry"
-    if eid > unsigned_to:
-        fields = {name: getattr(row, name) for name in signing.ENTRY_FIELDS}
-        if not keys.check(signing.entry_message(fields, signing.time_text(row.at)), row.sig):
-            return f"entry {eid}'s signature is not the casino's"
-    return ""
-
-
 async def accepted_accounts(tx: Tx) -> dict[int, tuple[int, int]]:
     """The accounts an administrator reopened, by id: (the last entry the reopening accepted as it stood,
     its balance after it), from their signed ``account`` checkpoints (`accept_account`). Nothing unsigned
@@ -259,30 +248,34 @@ async def reconcile(tx: Tx) -> list[str]:
 
 
 async def check_ledger(tx: Tx, report: StartupReport, say: Callable[[str], None]) -> None:
-    """Every account's balance against its last entry, and every entry since the ledger's checkpoint
-    (its link and its signature): an account that fails is frozen. An account reopened by an
-    administrator is checked after the entry its reopening accepted (a signed checkpoint)."""
+    """Every account's balance against its last entry, and every entry since the ledger's checkpoint (its
+    link, its signature) and its transaction (it sums to zero, none of its entries is gone): an account
+    that fails is frozen, and a broken transaction freezes the wallets it names (`checks.blamed`). An
+    account reopened by an administrator is checked after the entry its reopening accepted."""
     keys = signing.trusted()
     bad: dict[int, tuple[int | None, str]] = {}
     for account_id, name, balance, frozen, last in await tx.all(repo.BALANCES):
         expected = 0 if last is None else int(last)
         if frozen is None and int(balance) != expected:
             bad[int(account_id)] = (None, f"{name}'s balance {balance} is not its last entry's {expected}")
-    after = unsigned_to = 0
-    for kind, seq, digest, sig in await tx.all(repo.LEDGER_CHECKPOINTS):
-        if not keys.check(signing.checkpoint_message(kind, None, int(seq), digest), sig):
-            continue
-        if kind == "legacy_ledger":
-            unsigned_to = max(unsigned_to, int(seq))
-        elif after == 0:
+    after = 0
+    marks = [tuple(row) for row in await tx.all(repo.LEDGER_CHECKPOINTS)]
+    legacy = checks.legacy_mark(marks, keys, "legacy_ledger", None)
+    unsigned_to = legacy[0] if legacy is not None else 0
+    for kind, seq, digest, sig in marks:
+        if kind == "ledger" and keys.check(signing.checkpoint_message(kind, None, int(seq), digest), sig):
             after = int(seq)
+            break
     accepted = await accepted_accounts(tx)
+    broken: dict[str, tuple[int, str]] = {}  # transaction: (its first entry seen, why)
     start, last_id = after, after
     while True:
         rows = await tx.all(repo.ENTRIES_AFTER, {"after": last_id, "n": BATCH})
         for row in rows:
-            account_id, eid = int(row.account_id), int(row.id)
+            account_id, eid, txn = int(row.account_id), int(row.id), str(row.txn)
             report.entries += 1
+            if int(row.txn_sum) != 0 and txn not in broken:
+                broken[txn] = (eid, checks.unbalanced(txn, int(row.txn_sum)))
             mark = accepted.get(account_id)
             if mark is not None and eid <= mark[0]:
                 if eid == mark[0] and int(row.balance_after) != mark[1]:
@@ -292,20 +285,41 @@ async def check_ledger(tx: Tx, report: StartupReport, say: Callable[[str], None]
                 continue
             if account_id in bad:
                 continue
-            fault = entry_fault(row, keys, unsigned_to)
-            if fault:
-                bad[account_id] = (int(row.id), fault)
+            fault = checks.entry_fault(
+                row,
+                signing.time_text(row.at),
+                row.before,
+                int(row.txn_entries),
+                keys,
+                unsigned_to,
+                wallet=row.account_kind == "wallet",
+            )
+            if fault is not None and fault.held is not None:
+                broken.setdefault(txn, (eid, fault.why))
+            elif fault is not None:
+                bad[account_id] = (eid, fault.why)
         if rows:
             last_id = int(rows[-1].id)
         if len(rows) < BATCH:
             break
+    unaccepted = False
+    for txn, (first, reason) in broken.items():
+        found = await tx.all(repo.TXN_ACCOUNTS, {"txn": txn})
+        newest = max(int(r.id) for r in found)
+        rows_of = [
+            (int(r.account_id), str(r.kind), None if r.wallet is None else int(r.wallet)) for r in found
+        ]
+        for blamed in sorted(checks.blamed(rows_of)):
+            if accepted.get(blamed, (-1, 0))[0] < newest:
+                bad.setdefault(blamed, (first, reason))
+                unaccepted = True
     for account_id, (entry, why) in sorted(bad.items()):
         name = await freeze(tx, account_id, why, entry=entry)
         if name is not None:
             report.frozen.append((name, why))
             say(f"INTEGRITY FAILURE: account {name} frozen: {why} (significant event account_frozen)")
     at = last_id - CHECKPOINT_BEHIND
-    if not bad and at >= start + CHECKPOINT_EVERY:
+    if not bad and not unaccepted and at >= start + CHECKPOINT_EVERY:
         await _write_checkpoint(tx, "ledger", None, at, "")
 
 

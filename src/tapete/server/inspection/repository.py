@@ -28,11 +28,21 @@ BALANCES = q(
     "SELECT a.id, a.name, a.balance, a.frozen, (SELECT e.balance_after FROM ledger_entries e"
     " WHERE e.account_id = a.id ORDER BY e.id DESC LIMIT 1) AS last_balance FROM accounts a ORDER BY a.id"
 )
+#: the ledger's entries after an id, each with its account's previous balance and its transaction's number of
+#: entries and sum as they stand (whatever their ids: a transaction's house entry is written last)
 ENTRIES_AFTER = q(
     "SELECT e.id, e.txn, e.account_id, e.amount, e.balance_after, e.kind, e.table_id, e.round_no, e.player,"
     ' e.spot, e.seq, e.actor, e."at", e.sig, (SELECT p.balance_after FROM ledger_entries p'
-    " WHERE p.account_id = e.account_id AND p.id < e.id ORDER BY p.id DESC LIMIT 1) AS before"
-    " FROM ledger_entries e WHERE e.id > :after ORDER BY e.id LIMIT :n",
+    " WHERE p.account_id = e.account_id AND p.id < e.id ORDER BY p.id DESC LIMIT 1) AS before,"
+    " (SELECT COUNT(*) FROM ledger_entries t WHERE t.txn = e.txn) AS txn_entries,"
+    " (SELECT SUM(t.amount) FROM ledger_entries t WHERE t.txn = e.txn) AS txn_sum, a.kind AS account_kind"
+    " FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
+    " WHERE e.id > :after ORDER BY e.id LIMIT :n",
+)
+#: a transaction's remaining entries: each one's account and its kind, and the wallet of the player it names
+TXN_ACCOUNTS = q(
+    "SELECT e.id, e.account_id, a.kind, (SELECT w.id FROM accounts w WHERE w.name = 'wallet:' || e.player)"
+    " AS wallet FROM ledger_entries e JOIN accounts a ON a.id = e.account_id WHERE e.txn = :txn ORDER BY e.id"
 )
 FROZEN_AMONG = q("SELECT name FROM accounts WHERE id {in_ids} AND frozen IS NOT NULL ORDER BY id")
 FREEZE = q("UPDATE accounts SET frozen = :why WHERE id = :id AND frozen IS NULL RETURNING id")
