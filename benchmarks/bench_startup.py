@@ -82,7 +82,9 @@ def _copy_records(conn: psycopg.Connection, table_id: int, n: int) -> str:
 
 
 def _copy_entries(conn: psycopg.Connection, m: int) -> None:
-    """M signed ledger entries moving chips between two accounts (each entry linked to its account's)."""
+    """M signed ledger entries moving chips between two accounts, two to a transaction (each linked to its
+    account's, each transaction summing to zero, each signature covering its transaction's size, as
+    `ledger.post_many` signs them; the house's and the cage's balances are not under it)."""
     signer = signing.current()
     ids = [
         conn.execute(
@@ -91,14 +93,18 @@ def _copy_entries(conn: psycopg.Connection, m: int) -> None:
         for name, kind in (("cage", "cage"), ("house", "house"))
     ]
     balances = dict.fromkeys(ids, 0)
+    m -= m % 2  # whole transactions
     at = datetime.now(UTC)
     buf = io.StringIO()
+    txn = ""
     for i in range(m):
         account = ids[i % 2]
         amount = 100 if i % 2 == 0 else -100
         balances[account] += amount
-        entry = {"txn": str(uuid.uuid4()), "account_id": account, "amount": amount, "kind": "buy_in"}
-        sig = signer.sign(signing.entry_message(entry, signing.time_text(at)))
+        if i % 2 == 0:
+            txn = str(uuid.uuid4())
+        entry = {"txn": txn, "account_id": account, "amount": amount, "kind": "buy_in"}
+        sig = signer.sign(signing.entry_message(entry, signing.time_text(at), entries=2))
         buf.write(
             f"{entry['txn']}\t{account}\t{amount}\t{balances[account]}\tbuy_in\t{at.isoformat()}\t{sig}\n"
         )

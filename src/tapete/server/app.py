@@ -45,7 +45,7 @@ from tapete.server.people.sessions import Sessions
 from tapete.server.play import chain, state, tables
 from tapete.server.play import repository as repo
 from tapete.server.play.tables import TableRow, TableRuntime, note
-from tapete.server.sql import Frozen, Stale, Store, Tx, Unavailable, Violation
+from tapete.server.sql import Frozen, Many, Stale, Store, Tx, Unavailable, Violation
 
 log = logging.getLogger("tapete.server")
 T = TypeVar("T")
@@ -205,8 +205,13 @@ class Casino:
                 name = await integrity.freeze(tx, exc.account_id, why) or await tx.value(
                     inspection_repo.ACCOUNT_NAME, {"id": exc.account_id}
                 )
-            else:  # SQLite's refusal does not name the account: every balance against its last entry
+            else:  # SQLite's refusal does not name the account: every balance against its last entry,
+                # else the frozen ones among those the refused transaction moved
                 name = ", ".join(await integrity.reconcile(tx)) or None
+                posted = exc.step.get(ledger.POSTED) if exc.step is not None else None
+                if name is None and posted:
+                    found = await tx.all(inspection_repo.FROZEN_AMONG, {"ids": Many(sorted(posted))})
+                    name = ", ".join(str(row.name) for row in found) or None
         raise Conflict(
             f"the account {name} is frozen until an administrator reopens it",
             key="err.account.frozen",
@@ -661,8 +666,10 @@ async def lifespan_of(casino: Casino) -> AsyncIterator[None]:
 
 
 def prepare(settings: Settings, say: Callable[[str], None] = print) -> Casino:
-    """Migrate the database, load the shoe key, bootstrap the first users; the casino to serve."""
-    migrate(settings.database_url)
+    """Migrate the database (with the casino's signing key: migration 0005 signs what predates
+    signatures, verified, with it), load the shoe key, bootstrap the first users; the casino to serve."""
+    signer = signing.load_signer(settings.data_dir, settings.signing_key, say=say)
+    migrate(settings.database_url, signer)
     if not settings.shoe_key:
         settings.shoe_key = load_shoe_key(settings)
     casino = Casino(settings, say)

@@ -50,10 +50,15 @@ def alembic_config(url: str) -> Any:
     return cfg
 
 
-def migrate(url: str) -> None:
-    """Bring the database at `url` to the newest schema (creates an embedded SQLite file's folder)."""
+def migrate(url: str, signer: Any = None) -> None:
+    """Bring the database at `url` to the newest schema (creates an embedded SQLite file's folder).
+    `signer` (a `signing.Signer`): the casino's key, with which migration 0005 signs the legacy
+    checkpoints it writes once it verified them (without it they stay unsigned and stand for nothing)."""
     from alembic import command
 
     if url.startswith("sqlite:///"):
         Path(url.split(":///", 1)[1]).parent.mkdir(parents=True, exist_ok=True)
-    command.upgrade(alembic_config(url), "head")
+    config = alembic_config(url)
+    if signer is not None:
+        config.attributes["signer"] = signer
+    command.upgrade(config, "head")

@@ -129,7 +129,8 @@ class Account(Base):
     balance: Mapped[int] = mapped_column(BigInteger, default=0)
     #: why the account is frozen (its balance does not reconcile with its entries): no chips move
     frozen: Mapped[str | None] = mapped_column(Text, default=None)
-    #: the last entry an administrator's reopening accepted (the start-up's link check begins after it)
+    #: no longer written nor read (migration 0005's column): an unsigned watermark anyone with the database
+    #: could move. A reopening's acceptance is a signed ``account`` checkpoint (`integrity.accept_account`)
     checked_to: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
     __table_args__ = (
@@ -157,7 +158,8 @@ class LedgerEntry(Base):
     seq: Mapped[int | None] = mapped_column(Integer, default=None)
     actor: Mapped[str | None] = mapped_column(String(64), default=None)
     at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)
-    #: the server's Ed25519 signature of the entry (`signing.entry_message`), base64
+    #: the server's Ed25519 signature of the entry (`signing.entry_message`: its fields, its transaction's
+    #: size and, where the server knew it, its balance after it), base64
     sig: Mapped[str | None] = mapped_column(Text, default=None)
 
     __table_args__ = (
@@ -393,7 +395,10 @@ class Claim(Base):
 class Checkpoint(Base):
     """A signed statement that a table's chain (kind ``table``) or the ledger (``ledger``: every entry up to
     id `seq`) was verified whole up to `seq`, its record there hashing to `hash`: the start-up's check
-    begins above it. ``legacy`` ones mark what was written before signatures (migration 0005)."""
+    begins above it. ``legacy`` and ``legacy_ledger`` ones mark what was written before signatures (signed
+    by migration 0005 alone, once verified); an ``account`` one is an administrator's reopening of account
+    `hash` = ``"ID:BALANCE"`` accepting its entries up to id `seq`. Append-only (migration 0009); one
+    without a valid signature counts for nothing."""
 
     __tablename__ = "checkpoints"
 

@@ -104,8 +104,10 @@ def record_message(table_id: int, seq: int, digest: str) -> bytes:
     return f"tapete/record/{table_id}/{seq}/{digest}".encode()
 
 
-#: a ledger entry's fields the server writes itself (and signs): its balance after it is read from the
-#: account's row as moved (the house's, with the COMMIT), and checked by the link instead
+#: a ledger entry's fields the server writes itself (and signs). Its balance after it is signed only where
+#: the server knows it when it signs (a wallet it locked and read: `entry_message`'s `balance_after`); the
+#: house's, the cage's and a table's are read from their rows as moved (with the COMMIT), and are checked
+#: by the link instead
 ENTRY_FIELDS = (
     "txn",
     "account_id",
@@ -120,9 +122,70 @@ ENTRY_FIELDS = (
 )
 
 
-def entry_message(entry: dict[str, Any], at: str) -> bytes:
-    """A ledger entry's signed statement: its fields as the server wrote them, `at` as `time_text`."""
-    return b"tapete/entry/" + canonical({**{k: entry.get(k) for k in ENTRY_FIELDS}, "at": at})
+def entry_message(
+    entry: dict[str, Any], at: str, *, entries: int | None = None, balance_after: int | None = None
+) -> bytes:
+    """A ledger entry's signed statement: its fields as the server wrote them, `at` as `time_text`, how many
+    `entries` its transaction has (so that one deleted from it is missed), and its `balance_after` when the
+    server knew it (None: it did not). Without `entries`: the first form, which covered neither (entries
+    signed before it was added; their prefix differs, so neither form's signature passes for the other)."""
+    body = canonical({**{k: entry.get(k) for k in ENTRY_FIELDS}, "at": at})
+    if entries is None:
+        return b"tapete/entry/" + body
+    # after the fields' JSON (which ends where its object closes): no second canonical form to build
+    known = "-" if balance_after is None else str(int(balance_after))
+    return b"tapete/entry/2/" + body + f"/{int(entries)}/{known}".encode()
+
+
+def _balances(balance_after: int, wallet: bool) -> tuple[int | None, ...]:
+    """The balances an entry's signature may cover: a wallet's (read by the server before it wrote the
+    entry) or none; only a wallet's balance is ever under one (the house's, the cage's and a table's are
+    computed in SQL), so another account's is not tried (which can only refuse, never accept, more)."""
+    return (balance_after, None) if wallet else (None,)
+
+
+def entry_signed(
+    keys: Keyring,
+    entry: dict[str, Any],
+    at: str,
+    signature: str | None,
+    *,
+    entries: int,
+    balance_after: int,
+    wallet: bool,
+) -> bool:
+    """Whether a trusted key signed this ledger entry as it stands, its transaction holding `entries`
+    entries: its statement with its balance after it (a `wallet`'s), or without it (the server did not
+    know it), or in the first form (no count, no balance: entries signed before they were added)."""
+    for known in _balances(balance_after, wallet):
+        if keys.check(entry_message(entry, at, entries=entries, balance_after=known), signature):
+            return True
+    return keys.check(entry_message(entry, at), signature)
+
+
+def entry_signed_count(
+    keys: Keyring,
+    entry: dict[str, Any],
+    at: str,
+    signature: str | None,
+    *,
+    balance_after: int,
+    wallet: bool,
+    present: int,
+) -> int | None:
+    """How many entries the transaction held when this entry was signed, if more than the `present` ones
+    (up to `MISSING_SEARCHED` more): an entry whose signature fails only because entries of its
+    transaction are gone, not because it changed. None: not so."""
+    for entries in range(present + 1, present + MISSING_SEARCHED + 1):
+        for known in _balances(balance_after, wallet):
+            if keys.check(entry_message(entry, at, entries=entries, balance_after=known), signature):
+                return entries
+    return None
+
+
+#: how many missing entries of one transaction `entry_signed_count` looks for (a round's settlement is one
+#: transaction of a few entries per bettor)
+MISSING_SEARCHED = 64
 
 
 def time_text(moment: Any) -> str:

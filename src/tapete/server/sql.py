@@ -79,7 +79,11 @@ class Frozen(Violation):
     def __init__(self, text: str) -> None:
         super().__init__(text)
         found = _ACCOUNT_ID.search(text)
+        #: the account PostgreSQL's refusal names (None on SQLite, whose RAISE takes a constant text)
         self.account_id = int(found.group(1)) if found else None
+        #: the refused transaction's step context (`Store.transaction` puts it here): what it meant to
+        #: move, for naming the account when the database could not
+        self.step: StepContext | None = None
 
 
 @dataclass(frozen=True)
@@ -846,6 +850,8 @@ class Store:
             yield tx
         except BaseException as exc:
             tx.ended = True
+            if isinstance(exc, Frozen):
+                exc.step = tx.info
             if opened:
                 await self._end(opened[0], exc, tx)
             raise
@@ -853,7 +859,11 @@ class Store:
             if tx.lazy is not None:  # it never began: `start` holds `tx`, a cycle only the collector frees
                 tx.lazy = _ended
         if opened:
-            await self._end(opened[0], None, tx)
+            try:
+                await self._end(opened[0], None, tx)
+            except Frozen as exc:  # refused with the COMMIT (the house's and the cage's entries)
+                exc.step = tx.info
+                raise
         tx.ended = True
         self.memo.update(tx.learned)
 

@@ -108,6 +108,9 @@ LOCKED: Slot[dict[str, Account]] = Slot("ledger.locked", dict)
 FUNDS: Slot[dict[str, tuple[int, int]]] = Slot("ledger.funds", dict)
 #: the players among those whose wallets are frozen (`funds`)
 FROZEN: Slot[set[str]] = Slot("ledger.frozen", set)
+#: the accounts the transaction wrote entries on (`post_many`): a refusal of the database that cannot name
+#: its account (SQLite's) is one of these
+POSTED: Slot[set[int]] = Slot("ledger.posted", set)
 
 
 def _held(tx: Tx) -> dict[str, Account]:
@@ -233,12 +236,14 @@ async def post_many(
                 accounts[m.account.id] = m.account
     if not delta:
         return
+    tx.info.slot(POSTED).update(delta)
     at = utcnow()
-    at_text = signing.time_text(at)
-    signer = signing.current()
     entries: list[dict[str, Any]] = []
+    #: how many entries each transaction has (under each entry's signature)
+    sizes: dict[str, int] = {}
     for moves in transactions:
         txn = str(uuid.uuid4())
+        sizes[txn] = sum(1 for m in moves if m.amount)
         for m in moves:
             if m.amount:
                 entries.append(
@@ -256,7 +261,6 @@ async def post_many(
                         "at": at,
                     }
                 )
-                entries[-1]["sig"] = signer.sign(signing.entry_message(entries[-1], at_text))
     wallets = sorted(a for a in delta if accounts[a].kind == "wallet")
     if unread:
         if any(delta[a] < 0 for a in wallets):
@@ -303,6 +307,14 @@ async def post_many(
         if entry["account_id"] in running:
             running[entry["account_id"]] += entry["amount"]
             entry["balance_after"] = running[entry["account_id"]]
+    # signed now (as many signatures as before): each entry's statement covers its transaction's size and,
+    # where this process knows it (a wallet it read), its balance after it (`signing.entry_message`)
+    at_text = signing.time_text(at)
+    signer = signing.current()
+    for entry in entries:
+        known = None if entry["late"] else entry["balance_after"]
+        message = signing.entry_message(entry, at_text, entries=sizes[entry["txn"]], balance_after=known)
+        entry["sig"] = signer.sign(message)
     now = [e for e in entries if e["account_id"] not in late]
     if now:
         if added:

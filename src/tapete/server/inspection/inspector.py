@@ -17,7 +17,7 @@ from tapete.games import round_class
 from tapete.games.base import CARD, HIDDEN, Viewer
 from tapete.server import signing
 from tapete.server.errors import NotFound
-from tapete.server.inspection import integrity
+from tapete.server.inspection import checks, integrity
 from tapete.server.models import (
     Account,
     CasinoTable,
@@ -330,24 +330,19 @@ async def verify(db: AsyncSession, table: CasinoTable) -> dict[str, Any]:
         found = await db.execute(chain.batch_of(table.id, seq, n))
         return [chain.Record(*row) for row in found.all()]
 
-    start = integrity.Start(unsigned_below=await legacy_mark(db, table.id))
+    start = integrity.Start.legacy(await legacy_mark(db, table.id))
     return (await integrity.check_chain(fetch, table.id, table.head_hash, start)).to_json()
 
 
-async def legacy_mark(db: AsyncSession, table_id: int) -> int:
-    """The first seq of a table's records that must carry a signature: those before migration 0005
-    carry none (its ``legacy`` checkpoint, signed at the first start, says up to where)."""
-    keys = signing.trusted()
+async def legacy_mark(db: AsyncSession, table_id: int) -> tuple[int, str] | None:
+    """A table's signed ``legacy`` checkpoint (seq, hash): its records up to there predate signatures
+    (migration 0005), and the last of them hashes to it (`checks.legacy_mark`)."""
     marks = await db.execute(
-        select(Checkpoint.seq, Checkpoint.hash, Checkpoint.sig).where(
+        select(Checkpoint.kind, Checkpoint.seq, Checkpoint.hash, Checkpoint.sig).where(
             Checkpoint.kind == "legacy", Checkpoint.table_id == table_id
         )
     )
-    below = 0
-    for seq, digest, sig in marks.all():
-        if keys.check(signing.checkpoint_message("legacy", table_id, int(seq), digest), sig):
-            below = max(below, int(seq) + 1)
-    return below
+    return checks.legacy_mark(marks.tuples().all(), signing.trusted(), "legacy", table_id)
 
 
 def _day(text: str | None, *, end: bool) -> datetime | None:

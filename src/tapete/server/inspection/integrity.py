@@ -1,8 +1,10 @@
 """Verified before trusted (server.md, "Integrity of the records and the money"): at start-up every table's
 chain is checked whole (hashes, links, signatures) from its last signed checkpoint, and the ledger too
 (every account's balance against its last entry; every entry's link and signature since the ledger's
-checkpoint). A table that fails is suspended (reason ``integrity``, significant event
-``integrity_failure`` naming its first bad record); an account that fails is frozen (``account_frozen``).
+checkpoint, and its transaction whole). A table that fails is suspended (reason ``integrity``,
+significant event ``integrity_failure`` naming its first bad record); an account that fails is frozen
+(``account_frozen``). Nothing unsigned says where a check begins, and the server signs a checkpoint only
+over what it verified (or what an administrator accepted, logged).
 
 The checks read in batches (a table may hold millions of records) and write a new signed checkpoint
 when enough was verified above the last one, a little below the head: the newest records are always
@@ -19,13 +21,14 @@ from typing import Any
 
 from tapete.log import GENESIS
 from tapete.server import signing
+from tapete.server.inspection import checks
 from tapete.server.inspection import repository as repo
 from tapete.server.inspection.journal import note
 from tapete.server.models import utcnow
 from tapete.server.play import chain, tables
 from tapete.server.play import repository as play_repo
 from tapete.server.play.table_row import TableRow
-from tapete.server.sql import Row, Store, Tx
+from tapete.server.sql import Store, Tx
 
 log = logging.getLogger("tapete.server")
 
@@ -50,20 +53,6 @@ class StartupReport:
 
 
 # -- the chains --------------------------------------------------------------------------------------------
-async def _legacy_signed(tx: Tx) -> None:
-    """The first start after migration 0005 signs its ``legacy`` checkpoints (what was written before
-    signatures, hashes only): once. A database that holds a signed checkpoint already signs none (an
-    unsigned one found later was not written by the migration)."""
-    if int(await tx.value(repo.SIGNED_ANY) or 0):
-        return
-    signer = signing.current()
-    for cid, kind, table_id, seq, digest in await tx.all(repo.UNSIGNED_LEGACY):
-        sig = signer.sign(signing.checkpoint_message(kind, table_id, int(seq), digest))
-        await tx.run(repo.SIGN_CHECKPOINT, {"sig": sig, "id": cid})
-    # the mark that this casino signs from now on (and signs no unsigned legacy checkpoint again)
-    await _write_checkpoint(tx, "keyed", None, 0, "")
-
-
 async def _write_checkpoint(tx: Tx, kind: str, table_id: int | None, seq: int, digest: str) -> None:
     sig = signing.current().sign(signing.checkpoint_message(kind, table_id, seq, digest))
     await tx.run(
@@ -74,28 +63,38 @@ async def _write_checkpoint(tx: Tx, kind: str, table_id: int | None, seq: int, d
 
 @dataclass
 class Start:
-    """Where a table's check begins: the first seq to check, the hash it links to, and below which
-    records may carry no signature (they predate signatures)."""
+    """Where a table's check begins: the first seq to check, the hash it links to, below which records
+    may carry no signature (they predate signatures) and what the last of those hashes to (its signed
+    legacy checkpoint's hash; None: no legacy mark)."""
 
     seq: int = 0
     prev: str = GENESIS
     unsigned_below: int = 0
+    legacy_hash: str | None = None
+
+    @classmethod
+    def legacy(cls, mark: tuple[int, str] | None) -> Start:
+        """From the first record, with a table's legacy mark (`checks.legacy_mark`)."""
+        return cls() if mark is None else cls(unsigned_below=mark[0] + 1, legacy_hash=mark[1])
 
 
 async def start_of(tx: Tx, table_id: int, next_seq: int, *, whole: bool) -> Start:
     """Where the check of a table's chain begins: its last checkpoint signed by a trusted key (unless
-    `whole`: from the first record), and its legacy mark."""
+    `whole`: from the first record), and its legacy mark. An unsigned checkpoint counts for nothing, and
+    none is ever signed here: the server signs only what it verified (a legacy mark is signed by
+    migration 0005 alone, `offline.sign_legacy`)."""
     keys = signing.trusted()
-    start = Start()
-    taken = False
-    for kind, seq, digest, sig in await tx.all(repo.CHECKPOINTS, {"t": table_id}):
+    marks = [tuple(row) for row in await tx.all(repo.CHECKPOINTS, {"t": table_id})]
+    start = Start.legacy(checks.legacy_mark(marks, keys, "legacy", table_id))
+    if whole:
+        return start
+    for kind, seq, digest, sig in marks:
         seq = int(seq)
-        if not keys.check(signing.checkpoint_message(kind, table_id, seq, digest), sig):
+        if kind != "table" or seq >= next_seq:
             continue
-        if kind == "legacy":
-            start.unsigned_below = max(start.unsigned_below, seq + 1)
-        elif not whole and not taken and seq < next_seq:
-            start.seq, start.prev, taken = seq + 1, digest, True
+        if keys.check(signing.checkpoint_message(kind, table_id, seq, digest), sig):
+            start.seq, start.prev = seq + 1, digest
+            break
     return start
 
 
@@ -121,12 +120,15 @@ async def check_chain(
             unsigned_below=start.unsigned_below,
             start=count,
             prev=prev,
+            legacy_hash=start.legacy_hash,
         )
         if not report.ok:
             return report
         count, prev = report.records, rows[-1].hash
         if len(rows) < BATCH:
             break
+    if start.legacy_hash is not None and count < start.unsigned_below:
+        return chain.ChainReport(False, count, count, "the table's records end below its legacy checkpoint")
     if head != prev:
         return chain.ChainReport(False, count, count, "the table's head does not match its last record")
     return chain.ChainReport(True, count)
@@ -199,17 +201,26 @@ async def check_table(tx: Tx, table: TableRow, report: StartupReport, say: Calla
 
 
 # -- the ledger ----------------------------------------------------------------------------------------------
-def entry_fault(row: Row, keys: signing.Keyring, unsigned_to: int) -> str:
-    """Why a ledger entry read by `repo.ENTRIES_AFTER` fails (its link to its account's previous entry, its
-    signature), or ""."""
-    eid, amount, after, prev = int(row.id), int(row.amount), int(row.balance_after), row.before
-    if (0 if prev is None else int(prev)) + amount != after:
-        return f"entry {eid} does not follow from its account's previous entry"
-    if eid > unsigned_to:
-        fields = {name: getattr(row, name) for name in signing.ENTRY_FIELDS}
-        if not keys.check(signing.entry_message(fields, signing.time_text(row.at)), row.sig):
-            return f"entry {eid}'s signature is not the casino's"
-    return ""
+async def accepted_accounts(tx: Tx) -> dict[int, tuple[int, int]]:
+    """The accounts an administrator reopened, by id: (the last entry the reopening accepted as it stood,
+    its balance after it), from their signed ``account`` checkpoints (`accept_account`). Nothing unsigned
+    (``accounts.checked_to`` included) moves where an account's check begins."""
+    keys = signing.trusted()
+    found: dict[int, tuple[int, int]] = {}
+    for seq, digest, sig in await tx.all(repo.ACCOUNT_CHECKPOINTS):
+        if not keys.check(signing.checkpoint_message("account", None, int(seq), digest), sig):
+            continue
+        account, _, balance = str(digest).partition(":")
+        if account.isdigit() and int(seq) >= found.get(int(account), (-1, 0))[0]:
+            found[int(account)] = (int(seq), int(balance or 0))
+    return found
+
+
+async def accept_account(tx: Tx, account_id: int, entry: int, balance: int) -> None:
+    """An administrator's reopening of an account accepts its entries up to `entry` as they stand (their
+    check begins after it) and `entry`'s balance after it: a signed ``account`` checkpoint says so (the
+    start-up believes nothing unsigned about where an account's check begins)."""
+    await _write_checkpoint(tx, "account", None, entry, f"{account_id}:{balance}")
 
 
 async def freeze(tx: Tx, account_id: int, why: str, *, entry: int | None = None) -> str | None:
@@ -237,44 +248,78 @@ async def reconcile(tx: Tx) -> list[str]:
 
 
 async def check_ledger(tx: Tx, report: StartupReport, say: Callable[[str], None]) -> None:
-    """Every account's balance against its last entry, and every entry since the ledger's checkpoint
-    (its link and its signature): an account that fails is frozen."""
+    """Every account's balance against its last entry, and every entry since the ledger's checkpoint (its
+    link, its signature) and its transaction (it sums to zero, none of its entries is gone): an account
+    that fails is frozen, and a broken transaction freezes the wallets it names (`checks.blamed`). An
+    account reopened by an administrator is checked after the entry its reopening accepted."""
     keys = signing.trusted()
     bad: dict[int, tuple[int | None, str]] = {}
     for account_id, name, balance, frozen, last in await tx.all(repo.BALANCES):
         expected = 0 if last is None else int(last)
         if frozen is None and int(balance) != expected:
             bad[int(account_id)] = (None, f"{name}'s balance {balance} is not its last entry's {expected}")
-    after = unsigned_to = 0
-    for kind, seq, digest, sig in await tx.all(repo.LEDGER_CHECKPOINTS):
-        if not keys.check(signing.checkpoint_message(kind, None, int(seq), digest), sig):
-            continue
-        if kind == "legacy_ledger":
-            unsigned_to = max(unsigned_to, int(seq))
-        elif after == 0:
+    after = 0
+    marks = [tuple(row) for row in await tx.all(repo.LEDGER_CHECKPOINTS)]
+    legacy = checks.legacy_mark(marks, keys, "legacy_ledger", None)
+    unsigned_to = legacy[0] if legacy is not None else 0
+    for kind, seq, digest, sig in marks:
+        if kind == "ledger" and keys.check(signing.checkpoint_message(kind, None, int(seq), digest), sig):
             after = int(seq)
+            break
+    accepted = await accepted_accounts(tx)
+    broken: dict[str, tuple[int, str]] = {}  # transaction: (its first entry seen, why)
     start, last_id = after, after
     while True:
         rows = await tx.all(repo.ENTRIES_AFTER, {"after": last_id, "n": BATCH})
         for row in rows:
-            account_id = int(row.account_id)
+            account_id, eid, txn = int(row.account_id), int(row.id), str(row.txn)
             report.entries += 1
-            if int(row.id) <= int(row.checked_to) or account_id in bad:
+            if int(row.txn_sum) != 0 and txn not in broken:
+                broken[txn] = (eid, checks.unbalanced(txn, int(row.txn_sum)))
+            mark = accepted.get(account_id)
+            if mark is not None and eid <= mark[0]:
+                if eid == mark[0] and int(row.balance_after) != mark[1]:
+                    bad.setdefault(
+                        account_id, (eid, f"entry {eid}'s balance is not the one its reopening accepted")
+                    )
                 continue
-            fault = entry_fault(row, keys, unsigned_to)
-            if fault:
-                bad[account_id] = (int(row.id), fault)
+            if account_id in bad:
+                continue
+            fault = checks.entry_fault(
+                row,
+                signing.time_text(row.at),
+                row.before,
+                int(row.txn_entries),
+                keys,
+                unsigned_to,
+                wallet=row.account_kind == "wallet",
+            )
+            if fault is not None and fault.held is not None:
+                broken.setdefault(txn, (eid, fault.why))
+            elif fault is not None:
+                bad[account_id] = (eid, fault.why)
         if rows:
             last_id = int(rows[-1].id)
         if len(rows) < BATCH:
             break
+    unaccepted = False
+    for txn, (first, reason) in broken.items():
+        found = await tx.all(repo.TXN_ACCOUNTS, {"txn": txn})
+        newest = max(int(r.id) for r in found)
+        rows_of = [
+            (int(r.account_id), str(r.kind), None if r.wallet is None else int(r.wallet)) for r in found
+        ]
+        for blamed in sorted(checks.blamed(rows_of)):
+            if accepted.get(blamed, (-1, 0))[0] < newest:
+                bad.setdefault(blamed, (first, reason))
+                unaccepted = True
     for account_id, (entry, why) in sorted(bad.items()):
         name = await freeze(tx, account_id, why, entry=entry)
         if name is not None:
             report.frozen.append((name, why))
             say(f"INTEGRITY FAILURE: account {name} frozen: {why} (significant event account_frozen)")
     at = last_id - CHECKPOINT_BEHIND
-    if not bad and at >= start + CHECKPOINT_EVERY:
+    if not bad and not unaccepted and at >= start + CHECKPOINT_EVERY:
         await _write_checkpoint(tx, "ledger", None, at, "")
 
 
@@ -318,6 +363,7 @@ async def checkpoint_tables(
                 unsigned_below=start.unsigned_below,
                 start=count,
                 prev=prev,
+                legacy_hash=start.legacy_hash,
             )
             if not found.ok or not rows:
                 async with writer(), store.transaction() as tx:
@@ -342,7 +388,6 @@ async def checkpoint_tables(
 async def startup(tx: Tx, rows: Sequence[TableRow], say: Callable[[str], None]) -> StartupReport:
     """The start-up's whole check: every table's chain, then the ledger."""
     report = StartupReport()
-    await _legacy_signed(tx)
     for table in rows:
         await check_table(tx, table, report, say)
     await check_ledger(tx, report, say)

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from tapete.server.errors import Conflict, NotFound
 from tapete.server.http import NO_NUL, NOT_BLANK, Body, CasinoOf, who
+from tapete.server.inspection import integrity
 from tapete.server.inspection import repository as repo
 from tapete.server.inspection.journal import note
 from tapete.server.sql import Tx
@@ -90,9 +91,10 @@ async def get_frozen(casino: CasinoOf, request: Request) -> dict[str, Any]:
 
 @router.post("/api/accounts/reopen", tags=["cashier"], response_model=Reopened)
 async def post_reopen(casino: CasinoOf, body: Reopening, request: Request) -> dict[str, Any]:
-    """Reopen a frozen account (admin), with a reason: its balance becomes its last signed entry's
-    again (the ledger is the truth), and a significant event ``account_reopened`` says who, why,
-    and the balance it held."""
+    """Reopen a frozen account (admin), with a reason: its balance becomes its last entry's again (the
+    ledger is the truth), its entries up to that one are accepted as they stand (a signed ``account``
+    checkpoint: the start-up's check of it begins after it), and a significant event
+    ``account_reopened`` says who, why, and the balance it held."""
     caller = await who(request)
     caller.need("admin")
     name = (
@@ -108,7 +110,8 @@ async def post_reopen(casino: CasinoOf, body: Reopening, request: Request) -> di
             raise Conflict(f"the account {name} is not frozen", key="err.account.not_frozen", account=name)
         last = await tx.one(repo.LAST_ENTRY, {"id": account_id})
         entry, after = (int(last.id), int(last.balance_after)) if last is not None else (0, 0)
-        await tx.run(repo.REOPEN, {"balance": after, "to": entry, "id": account_id})
+        await tx.run(repo.REOPEN, {"balance": after, "id": account_id})
+        await integrity.accept_account(tx, int(account_id), entry, after)
         await note(
             tx,
             "account_reopened",

@@ -17,12 +17,9 @@ LEDGER_CHECKPOINTS = q(
     "SELECT kind, seq, hash, sig FROM checkpoints WHERE table_id IS NULL"
     " AND kind IN ('ledger', 'legacy_ledger') ORDER BY seq DESC"
 )
-SIGNED_ANY = q("SELECT COUNT(*) AS signed FROM checkpoints WHERE sig IS NOT NULL")
-UNSIGNED_LEGACY = q(
-    "SELECT id, kind, table_id, seq, hash FROM checkpoints"
-    " WHERE sig IS NULL AND kind IN ('legacy', 'legacy_ledger')"
+ACCOUNT_CHECKPOINTS = q(
+    "SELECT seq, hash, sig FROM checkpoints WHERE kind = 'account' AND table_id IS NULL ORDER BY seq"
 )
-SIGN_CHECKPOINT = q("UPDATE checkpoints SET sig = :sig WHERE id = :id")
 NEW_CHECKPOINT = q(
     'INSERT INTO checkpoints (kind, table_id, seq, hash, "at", sig)'
     " VALUES (:kind, :t, :seq, :hash, :at, :sig)"
@@ -31,14 +28,23 @@ BALANCES = q(
     "SELECT a.id, a.name, a.balance, a.frozen, (SELECT e.balance_after FROM ledger_entries e"
     " WHERE e.account_id = a.id ORDER BY e.id DESC LIMIT 1) AS last_balance FROM accounts a ORDER BY a.id"
 )
+#: the ledger's entries after an id, each with its account's previous balance and its transaction's number of
+#: entries and sum as they stand (whatever their ids: a transaction's house entry is written last)
 ENTRIES_AFTER = q(
     "SELECT e.id, e.txn, e.account_id, e.amount, e.balance_after, e.kind, e.table_id, e.round_no, e.player,"
     ' e.spot, e.seq, e.actor, e."at", e.sig, (SELECT p.balance_after FROM ledger_entries p'
     " WHERE p.account_id = e.account_id AND p.id < e.id ORDER BY p.id DESC LIMIT 1) AS before,"
-    " a.checked_to"
+    " (SELECT COUNT(*) FROM ledger_entries t WHERE t.txn = e.txn) AS txn_entries,"
+    " (SELECT SUM(t.amount) FROM ledger_entries t WHERE t.txn = e.txn) AS txn_sum, a.kind AS account_kind"
     " FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
     " WHERE e.id > :after ORDER BY e.id LIMIT :n",
 )
+#: a transaction's remaining entries: each one's account and its kind, and the wallet of the player it names
+TXN_ACCOUNTS = q(
+    "SELECT e.id, e.account_id, a.kind, (SELECT w.id FROM accounts w WHERE w.name = 'wallet:' || e.player)"
+    " AS wallet FROM ledger_entries e JOIN accounts a ON a.id = e.account_id WHERE e.txn = :txn ORDER BY e.id"
+)
+FROZEN_AMONG = q("SELECT name FROM accounts WHERE id {in_ids} AND frozen IS NOT NULL ORDER BY id")
 FREEZE = q("UPDATE accounts SET frozen = :why WHERE id = :id AND frozen IS NULL RETURNING id")
 ACCOUNT_NAME = q("SELECT name FROM accounts WHERE id = :id")
 TABLE_HEADS = q("SELECT id, next_seq FROM tables ORDER BY id")
@@ -49,7 +55,7 @@ MAX_ENTRY = q("SELECT MAX(id) AS last FROM ledger_entries")
 FROZEN = q("SELECT id, name, kind, balance, frozen FROM accounts WHERE frozen IS NOT NULL ORDER BY id")
 ACCOUNT = q("SELECT id, name, balance, frozen FROM accounts WHERE name = :name {lock}")
 LAST_ENTRY = q("SELECT id, balance_after FROM ledger_entries WHERE account_id = :id ORDER BY id DESC LIMIT 1")
-REOPEN = q("UPDATE accounts SET frozen = NULL, balance = :balance, checked_to = :to WHERE id = :id")
+REOPEN = q("UPDATE accounts SET frozen = NULL, balance = :balance WHERE id = :id")
 
 
 # -- the significant-event journal and a table's holders (`journal`)

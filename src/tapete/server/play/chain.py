@@ -323,10 +323,13 @@ def verify_records(
     unsigned_below: int = 0,
     start: int = 0,
     prev: str = GENESIS,
+    legacy_hash: str | None = None,
 ) -> ChainReport:
     """Check every record's seq, link, hash and (with `keys`) signature, and that the chain ends at the
     table's `head`. `start`/`prev` begin the check above a checkpoint (the record at `start` - 1 hashed
-    to `prev`)."""
+    to `prev`). Records below `unsigned_below` need no signature (they predate signatures); the last of
+    them must hash to `legacy_hash` (its signed legacy checkpoint's), so that they cannot be rewritten
+    whole, hashes and all."""
     count = start
     for row in rows:
         if row.seq != count:
@@ -334,6 +337,13 @@ def verify_records(
                 False, count, row.seq, f"record {row.seq} is out of sequence (expected {count})"
             )
         fault = record_fault(table_id or 0, row, prev, keys if table_id is not None else None, unsigned_below)
+        if (
+            not fault
+            and legacy_hash is not None
+            and row.seq == unsigned_below - 1
+            and row.hash != legacy_hash
+        ):
+            fault = f"record {row.seq} is not the one its legacy checkpoint names"
         if fault:
             return ChainReport(False, count, row.seq, fault)
         prev = row.hash

@@ -7,7 +7,10 @@ the start of SQLite's message (whose RAISE takes a constant text only: the serve
 reconciling the balances).
 
 Rows written before this revision carry no signature: a ``legacy`` checkpoint per table (and one for the
-ledger) says up to where, and the first start signs it (docs/security.md).
+ledger) says up to where. Each is signed here, in this revision's transaction, once what it stands for
+is verified (`offline.sign_legacy`), with the casino's key that `db.migrate` is given (the server gives
+it its own); one not verified, or written by a migration run without the key, stays unsigned and stands
+for nothing. Nothing else ever signs a legacy checkpoint (docs/security.md).
 
 Revision ID: 0005
 Revises: 0004
@@ -101,6 +104,13 @@ def upgrade() -> None:
         "INSERT INTO checkpoints (kind, table_id, seq, hash, at)"
         f" SELECT 'legacy_ledger', NULL, MAX(id), '', {now} FROM ledger_entries HAVING COUNT(*) > 0"
     )
+    config = op.get_context().config
+    signer = config.attributes.get("signer") if config is not None else None
+    if signer is not None:
+        from tapete.server.offline import sign_legacy
+
+        for left in sign_legacy(op.get_bind(), signer):
+            print(f"migration 0005: the {left} legacy checkpoint is not signed: its rows do not verify")
     if dialect == "postgresql":
         op.execute(_PG_APPEND_ONLY)
         op.execute(_PG_LINK)
