@@ -305,6 +305,17 @@ def test_the_signing_key_is_made_once_and_its_fingerprint_printed(database_url: 
         server.start()
         assert server.call("admin", "GET", "/api/integrity") == key
         assert not (home / "signing.key").exists()
+        # once the database holds signatures (a buy-in's entries), a start with the key gone and none
+        # named is refused, and no new key is made in its place
+        server.call(
+            "admin", "POST", "/api/users", {"username": "ana", "password": "password-123", "role": "player"}
+        )
+        server.call("admin", "POST", "/api/cashier/buy-in", {"player": "ana", "amount": 1_000})
+        server.stop()
+        server.env["TAPETE_SIGNING_KEY"] = ""
+        with pytest.raises(AssertionError, match="no signing key"):
+            server.start(seconds=60)
+        assert not (home / "signing.key").exists()
     finally:
         server.stop()
 

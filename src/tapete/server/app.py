@@ -28,7 +28,7 @@ from tapete.server import idempotency, signing
 from tapete.server import repository as shared
 from tapete.server.cashier import ledger
 from tapete.server.config import VERSION, Settings, load_shoe_key
-from tapete.server.db import make_engine, migrate, sessions
+from tapete.server.db import holds_signatures, make_engine, migrate, sessions
 from tapete.server.errors import Conflict, InsufficientFunds, NotFound
 from tapete.server.idempotency import Idem
 from tapete.server.inspection import integrity
@@ -667,7 +667,18 @@ async def lifespan_of(casino: Casino) -> AsyncIterator[None]:
 
 def prepare(settings: Settings, say: Callable[[str], None] = print) -> Casino:
     """Migrate the database (with the casino's signing key: migration 0005 signs what predates
-    signatures, verified, with it), load the shoe key, bootstrap the first users; the casino to serve."""
+    signatures, verified, with it), load the shoe key, bootstrap the first users; the casino to serve.
+    A start with no key named nor kept, on a database that already holds signatures, is refused
+    (SigningKeyError): only the first start makes a key (server.md)."""
+    if not signing.key_named(settings.data_dir, settings.signing_key) and holds_signatures(
+        settings.database_url
+    ):
+        raise signing.SigningKeyError(
+            f"no signing key: {settings.data_dir / signing.FILE} is missing and none is named, but the"
+            " database holds records signed with the casino's key; a new key would leave every table"
+            " suspended and every account frozen. Put the casino's signing.key back in $TAPETE_HOME,"
+            " or name it with --signing-key or TAPETE_SIGNING_KEY"
+        )
     signer = signing.load_signer(settings.data_dir, settings.signing_key, say=say)
     migrate(settings.database_url, signer)
     if not settings.shoe_key:

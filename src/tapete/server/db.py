@@ -62,3 +62,24 @@ def migrate(url: str, signer: Any = None) -> None:
     if signer is not None:
         config.attributes["signer"] = signer
     command.upgrade(config, "head")
+
+
+def holds_signatures(url: str) -> bool:
+    """Whether the database at `url` already holds a signed record, ledger entry or checkpoint (a casino
+    that has played): False for one that does not exist yet or has no such table."""
+    import sqlalchemy as sa
+
+    if url.startswith("sqlite:///") and not Path(url.split(":///", 1)[1]).exists():
+        return False
+    engine = sa.create_engine(sync_url(url))
+    try:
+        with engine.connect() as conn:
+            names = set(sa.inspect(conn).get_table_names())
+            for table in ("events", "ledger_entries", "checkpoints"):
+                if table in names and "sig" in {c["name"] for c in sa.inspect(conn).get_columns(table)}:
+                    found = conn.execute(sa.text(f"SELECT 1 FROM {table} WHERE sig IS NOT NULL LIMIT 1"))
+                    if found.first() is not None:
+                        return True
+        return False
+    finally:
+        engine.dispose()

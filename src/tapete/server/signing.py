@@ -232,6 +232,12 @@ def public_from_file(path: Path) -> Verifier:
     return Verifier(key)
 
 
+def key_named(data_dir: Path, path: str | None = None) -> bool:
+    """Whether a signing key is named (``--signing-key``, ``$TAPETE_SIGNING_KEY``) or kept in `data_dir`:
+    else `load_signer` makes a new one."""
+    return bool(path or os.environ.get(ENV, "").strip()) or (data_dir / FILE).exists()
+
+
 def load_signer(data_dir: Path, path: str | None = None, say: Any = None) -> Signer:
     """The casino's signing key: `path` (``--signing-key``), else ``$TAPETE_SIGNING_KEY`` (each a path,
     or the PEM itself), else ``signing.key`` in `data_dir`, made on the first start (mode 0600) and its public
