@@ -382,7 +382,9 @@ def test_settings_that_could_overflow_a_payout_are_invalid_rules(api: Api) -> No
     assert api.ok("admin", "GET", "/api/tables")["tables"] == []
 
 
-def test_the_recall_of_a_round_in_progress_hides_the_hole_card_but_from_the_inspector(api: Api) -> None:
+def _in_play(api: Api) -> int:
+    """A live Black Jack table dealt `CARDS` by dora to ana's bet of 100 on box 1 (5,000 in chips), its
+    round in progress; ines is the inspector."""
     api.user("ana", "player", chips=5_000)
     api.user("dora", "dealer")
     api.user("ines", "inspector")
@@ -390,6 +392,11 @@ def test_the_recall_of_a_round_in_progress_hides_the_hole_card_but_from_the_insp
     api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
     api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
     live_deal(api, "dora", table, CARDS)
+    return table
+
+
+def test_the_recall_of_a_round_in_progress_hides_the_hole_card_but_from_the_inspector(api: Api) -> None:
+    table = _in_play(api)
     admin = api.ok("admin", "GET", f"/api/tables/{table}/rounds/1")
     inspector = api.ok("ines", "GET", f"/api/tables/{table}/rounds/1")
     assert [c["card"] for c in inspector["cards"]] == CARDS
@@ -407,13 +414,7 @@ def test_a_claims_recall_hides_the_hole_card_from_the_administrator_while_the_ro
     """A bettor files a claim on the round he is playing: the administrator reads the claim beside the
     round's recall as the dealer sees it (server.md: nobody but the inspector reads a card the table has
     not shown, through any endpoint); the inspector reads it whole."""
-    api.user("ana", "player", chips=5_000)
-    api.user("dora", "dealer")
-    api.user("ines", "inspector")
-    table = api.table("blackjack", "live")
-    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
-    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
-    live_deal(api, "dora", table, CARDS)
+    table = _in_play(api)
     claim = api.ok("ana", "POST", "/api/claims", json={"table": table, "round": 1, "text": "the hole card"})
     admin = api.ok("admin", "GET", f"/api/claims/{claim['id']}")
     inspector = api.ok("ines", "GET", f"/api/claims/{claim['id']}")
@@ -530,12 +531,7 @@ def test_checkpoints_stand_for_what_lies_below_them(
 
     monkeypatch.setattr(integrity, "CHECKPOINT_EVERY", 4)
     monkeypatch.setattr(integrity, "CHECKPOINT_BEHIND", 2)
-    api.user("ana", "player", chips=5_000)
-    api.user("dora", "dealer")
-    table = api.table("blackjack", "live")
-    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
-    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
-    live_deal(api, "dora", table, CARDS)
+    table = _in_play(api)
     casino = api.client.app.state.casino  # type: ignore[attr-defined]
     assert api.client.portal.call(integrity.checkpoint_tables, casino.store, 0) == 1  # type: ignore[union-attr]
     assert api.client.portal.call(integrity.checkpoint_tables, casino.store, 0) == 0  # type: ignore[union-attr]
@@ -586,12 +582,7 @@ def test_offline_verify_checks_the_ledger_too(
     (signatures, links, balances), from the public key alone; an entry's amount changed fails it."""
     from tapete.server.offline import verify_database
 
-    api.user("ana", "player", chips=5_000)
-    api.user("dora", "dealer")
-    table = api.table("blackjack", "live")
-    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
-    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
-    live_deal(api, "dora", table, CARDS)
+    table = _in_play(api)
     api.ok("admin", "POST", "/api/cashier/cash-out", json={"player": "ana", "amount": 1_000})
     public = tmp_path / "casino.pub"
     public.write_text(api.ok("admin", "GET", "/api/integrity")["public_key"])
@@ -606,52 +597,27 @@ def test_offline_verify_checks_the_ledger_too(
     assert not bad.ok and bad.first_bad == entry.id, bad
 
 
-def test_a_round_read_back_that_fails_its_check_is_not_settled(api: Api, sql: sa.Engine) -> None:
-    """While the server runs: a card of the round in progress changed in the database; the round's end,
-    reading the round back (this process keeps nothing of it here), checks its records before it
-    settles: the step is refused, nothing is paid, and the table is suspended (integrity_failure)."""
-    api.user("ana", "player", chips=5_000)
-    api.user("dora", "dealer")
-    table = api.table("blackjack", "live")
-    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
-    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
-    live_deal(api, "dora", table, CARDS)
-    api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "decline"})
-    api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "stand"})
-    seq = _forge_card(sql, table, "9c", "Ac")
-    casino = api.client.app.state.casino  # type: ignore[attr-defined]
-    for kept in (casino.runtimes, casino.rows, casino.snapshots):  # as another process would: no memory
-        kept.clear()
-    r = api.as_("dora", "POST", f"/api/tables/{table}/cards", json={"card": "Ts"})
-    refused(r, 409, "conflict")
-    assert api.balance("ana") == 4_900
-    doc = api.ok("admin", "GET", f"/api/tables/{table}")
-    assert doc["status"] == "suspended" and doc["reason"] == "integrity"
-    failures = [
-        e for e in api.ok("admin", "GET", "/api/events")["events"] if e["kind"] == "integrity_failure"
-    ]
-    assert [e["details"]["record"] for e in failures] == [seq]
-
-
 @pytest.mark.parametrize("rehashed", [False, True], ids=["card", "card-and-hashes"])
-def test_a_round_the_process_kept_is_checked_against_the_database_before_it_settles(
-    api: Api, sql: sa.Engine, rehashed: bool
+@pytest.mark.parametrize("kept", [True, False], ids=["kept", "read-back"])
+def test_a_round_changed_in_the_database_while_it_plays_is_not_settled(
+    api: Api, sql: sa.Engine, kept: bool, rehashed: bool
 ) -> None:
-    """While the server runs, and the process holds the round it wrote: a card of it changed in the
-    database (and, the second time, every hash after it made again with plain SHA-256, the table's head
-    too). server.md: a round's own records are verified again before it settles: the round's end is
-    refused, nothing is paid, the table is suspended and the forged record named."""
-    api.user("ana", "player", chips=5_000)
-    api.user("dora", "dealer")
-    table = api.table("blackjack", "live")
-    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
-    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
-    live_deal(api, "dora", table, CARDS)
+    """While the server runs: a card of the round in progress changed in the database (and, with
+    `rehashed`, every hash after it made again with plain SHA-256, the table's head too). server.md: a
+    round's own records are verified again before it settles — whether the process kept the round it
+    wrote (compared with the database's) or, as another process would, reads it back (each record's
+    hash, link and signature): the round's end is refused, nothing is paid, the table is suspended and
+    the forged record named."""
+    table = _in_play(api)
     api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "decline"})
     api.ok("ana", "POST", f"/api/tables/{table}/actions", json={"seat": 1, "action": "stand"})
     seq = _forge_card(sql, table, "9c", "Ac")
     if rehashed:
         _rehash_from(sql, table, seq)
+    if not kept:
+        casino = api.client.app.state.casino  # type: ignore[attr-defined]
+        for memory in (casino.runtimes, casino.rows, casino.snapshots):
+            memory.clear()
     r = api.as_("dora", "POST", f"/api/tables/{table}/cards", json={"card": "Ts"})
     refused(r, 409, "conflict")
     assert api.balance("ana") == 4_900
