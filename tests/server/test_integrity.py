@@ -429,13 +429,7 @@ def test_a_corrected_hole_card_stays_hidden_from_the_administrator_until_the_rou
     reaches the administrator while the round is in progress (the recall's cards and corrections, the
     exported log, the significant-event log); the inspector reads both; once the round has ended the
     administrator's recall and event log show the correction whole."""
-    api.user("ana", "player", chips=5_000)
-    api.user("dora", "dealer")
-    api.user("ines", "inspector")
-    table = api.table("blackjack", "live")
-    api.ok("ana", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
-    api.ok("ana", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 100})
-    live_deal(api, "dora", table, CARDS)  # the hole card typed as 6c
+    table = _in_play(api)  # the hole card typed as 6c
     fix = {"card": "7c", "reason": "misread the hole card"}
     api.ok("dora", "POST", f"/api/tables/{table}/corrections", json=fix)
 
