@@ -45,7 +45,7 @@ def _legacy(
             Checkpoint.kind == kind, Checkpoint.table_id.is_not_distinct_from(table_id)
         )
     )
-    return checks.legacy_mark(rows.tuples().all(), keys, kind, table_id)
+    return checks.legacy_mark(rows.all(), keys, kind, table_id)
 
 
 def _records(conn: sa.Connection, table_id: int) -> Iterator[list[chain.Record]]:

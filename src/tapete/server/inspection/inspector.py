@@ -342,7 +342,7 @@ async def legacy_mark(db: AsyncSession, table_id: int) -> tuple[int, str] | None
             Checkpoint.kind == "legacy", Checkpoint.table_id == table_id
         )
     )
-    return checks.legacy_mark(marks.tuples().all(), signing.trusted(), "legacy", table_id)
+    return checks.legacy_mark(marks.all(), signing.trusted(), "legacy", table_id)
 
 
 def _day(text: str | None, *, end: bool) -> datetime | None:
