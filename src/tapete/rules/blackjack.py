@@ -4,7 +4,7 @@ with side bets and a second insurance."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -53,6 +53,11 @@ class BlackjackRules(CommonRules):
         """`max_splits` as this pack can play it (`split_limit`): what sizes the analysis and the
         simulation, so that a setting of 10**18 costs no more than the pack's own limit."""
         return split_limit(self.max_splits, shoe_counts(self.decks))
+
+    def played_settings(self) -> dict[str, Any]:
+        """`max_splits` as the pack plays it (10**18 plays as 95 at six decks): it bounds the hands a
+        box can stake on, never a stake itself."""
+        return {**super().played_settings(), "max_splits": self.splits_possible}
 
     @property
     def cut_depth(self) -> int:

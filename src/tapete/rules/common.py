@@ -91,6 +91,11 @@ class CommonRules(BaseModel):
         """`frozen_settings` (a dict that refuses to change)."""
         return self.frozen_settings
 
+    def played_settings(self) -> dict[str, Any]:
+        """The settings as a table plays them (what bounds the amounts a round can make): `settings`,
+        unless a game's setting can be larger than any pack lets it play (HOOK: Black Jack's splits)."""
+        return dict(self.settings())
+
     @classmethod
     def load(cls, data: object, *, regulation: bool = True) -> Self:
         """Validate operator settings; any problem (unknown key, wrong type, forbidden value) is

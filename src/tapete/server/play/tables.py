@@ -26,7 +26,6 @@ from tapete.i18n import LANGUAGES
 from tapete.log import GENESIS, canonical, rebuild
 from tapete.procedures import STEPS, ProcedureSequence, cut_event, inspect_event, step_of
 from tapete.rules import load_rules
-from tapete.rules.blackjack import BlackjackRules
 from tapete.rules.common import CommonRules
 from tapete.server.cashier import ledger
 from tapete.server.errors import Conflict, Forbidden, InsufficientFunds, NotFound, error_body
@@ -151,10 +150,7 @@ def parse_settings(game: object, rules: object, mode: object) -> tuple[str, Comm
             raise
         problems.extend(p for p in exc.params.get("problems", []) if isinstance(p, Msg))
     if model is not None:
-        played = dict(model.settings())
-        if isinstance(model, BlackjackRules):  # the splits a box can make (10**18 plays as 95): no stake
-            played["max_splits"] = model.splits_possible
-        check_amounts(played)  # no payout may leave the database's integers
+        check_amounts(model.played_settings())  # no payout may leave the database's integers
     server: dict[str, Any] = {"turn_seconds": 30 if mode == "virtual" else None, "betting_seconds": None}
     for key in SERVER_KEYS:
         if key in rules:
