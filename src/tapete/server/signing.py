@@ -201,6 +201,13 @@ def checkpoint_message(kind: str, table_id: int | None, seq: int, digest: str) -
     return f"tapete/checkpoint/{kind}/{table_id}/{seq}/{digest}".encode()
 
 
+def checkpoint_signed(
+    keys: Keyring, kind: str, table_id: int | None, seq: int, digest: str, signature: str | None
+) -> bool:
+    """Whether a trusted key signed this checkpoint (one that is not counts for nothing)."""
+    return keys.check(checkpoint_message(kind, table_id, seq, digest), signature)
+
+
 # -- loading ---------------------------------------------------------------------------------------------
 def private_from_pem(data: bytes, where: str) -> Signer:
     """A signer from a PEM private key (SigningKeyError when it is not an Ed25519 one)."""

@@ -12,20 +12,35 @@ from typing import Any
 from tapete.server import signing
 
 
+def newest_signed(
+    rows: Iterable[tuple[str, Any, str, str | None]],
+    keys: signing.Keyring,
+    kind: str,
+    table_id: int | None,
+    *,
+    below: int | None = None,
+) -> tuple[int, str] | None:
+    """The highest checkpoint of `kind` among `rows` (kind, seq, hash, sig), below seq `below` if given,
+    that a trusted key signed: (seq, hash); None when there is none."""
+    mark: tuple[int, str] | None = None
+    for found, seq, digest, sig in rows:
+        if found != kind or (below is not None and int(seq) >= below):
+            continue
+        if (mark is None or int(seq) > mark[0]) and signing.checkpoint_signed(
+            keys, kind, table_id, int(seq), digest, sig
+        ):
+            mark = (int(seq), digest)
+    return mark
+
+
 def legacy_mark(
     rows: Iterable[tuple[str, Any, str, str | None]], keys: signing.Keyring, kind: str, table_id: int | None
 ) -> tuple[int, str] | None:
-    """The highest checkpoint of `kind` (``legacy``, ``legacy_ledger``) among `rows` (kind, seq, hash, sig)
-    that a trusted key signed: (seq, hash), the rows up to `seq` predating signatures (and, for a table,
-    its record `seq` hashing to `hash`). Only migration 0005 signs one, after verifying what it covers;
-    an unsigned one (planted, or left by a migration run without the key) stands for nothing."""
-    mark: tuple[int, str] | None = None
-    for found, seq, digest, sig in rows:
-        if found != kind or not keys.check(signing.checkpoint_message(kind, table_id, int(seq), digest), sig):
-            continue
-        if mark is None or int(seq) > mark[0]:
-            mark = (int(seq), digest)
-    return mark
+    """The signed checkpoint of `kind` (``legacy``, ``legacy_ledger``) among `rows` (`newest_signed`): the
+    rows up to its seq predate signatures (and, for a table, its record there hashes to its hash). Only
+    migration 0005 signs one, after verifying what it covers; an unsigned one (planted, or left by a
+    migration run without the key) stands for nothing."""
+    return newest_signed(rows, keys, kind, table_id)
 
 
 @dataclass(frozen=True)

@@ -88,13 +88,9 @@ async def start_of(tx: Tx, table_id: int, next_seq: int, *, whole: bool) -> Star
     start = Start.legacy(checks.legacy_mark(marks, keys, "legacy", table_id))
     if whole:
         return start
-    for kind, seq, digest, sig in marks:
-        seq = int(seq)
-        if kind != "table" or seq >= next_seq:
-            continue
-        if keys.check(signing.checkpoint_message(kind, table_id, seq, digest), sig):
-            start.seq, start.prev = seq + 1, digest
-            break
+    found = checks.newest_signed(marks, keys, "table", table_id, below=next_seq)
+    if found is not None:
+        start.seq, start.prev = found[0] + 1, found[1]
     return start
 
 
@@ -208,7 +204,7 @@ async def accepted_accounts(tx: Tx) -> dict[int, tuple[int, int]]:
     keys = signing.trusted()
     found: dict[int, tuple[int, int]] = {}
     for seq, digest, sig in await tx.all(repo.ACCOUNT_CHECKPOINTS):
-        if not keys.check(signing.checkpoint_message("account", None, int(seq), digest), sig):
+        if not signing.checkpoint_signed(keys, "account", None, int(seq), digest, sig):
             continue
         account, _, balance = str(digest).partition(":")
         if account.isdigit() and int(seq) >= found.get(int(account), (-1, 0))[0]:
@@ -258,14 +254,11 @@ async def check_ledger(tx: Tx, report: StartupReport, say: Callable[[str], None]
         expected = 0 if last is None else int(last)
         if frozen is None and int(balance) != expected:
             bad[int(account_id)] = (None, f"{name}'s balance {balance} is not its last entry's {expected}")
-    after = 0
     marks = [tuple(row) for row in await tx.all(repo.LEDGER_CHECKPOINTS)]
     legacy = checks.legacy_mark(marks, keys, "legacy_ledger", None)
     unsigned_to = legacy[0] if legacy is not None else 0
-    for kind, seq, digest, sig in marks:
-        if kind == "ledger" and keys.check(signing.checkpoint_message(kind, None, int(seq), digest), sig):
-            after = int(seq)
-            break
+    ledger = checks.newest_signed(marks, keys, "ledger", None)
+    after = ledger[0] if ledger is not None else 0
     accepted = await accepted_accounts(tx)
     broken: dict[str, tuple[int, str]] = {}  # transaction: (its first entry seen, why)
     start, last_id = after, after
