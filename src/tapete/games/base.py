@@ -675,7 +675,12 @@ def public_copy(event: Event) -> Event | None:
     keys = PUBLIC_KEYS.get(event.get("type", ""))
     if keys is None:
         return None
-    out = {k: copy.deepcopy(v) for k, v in event.items() if k in keys}
-    if out.get("type") == "procedure" and isinstance(out.get("cards"), list):
-        out["cards"] = [HIDDEN] * len(out["cards"])
-    return out
+    return burn_face_down({k: copy.deepcopy(v) for k, v in event.items() if k in keys})
+
+
+def burn_face_down(event: Event) -> Event:
+    """`event` with the cards of a burn face down (a procedure's `cards`: their count is public, never the
+    cards); any other event as it is."""
+    if event.get("type") == "procedure" and isinstance(event.get("cards"), list):
+        return {**event, "cards": [HIDDEN] * len(event["cards"])}
+    return event

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tapete.games import round_class
-from tapete.games.base import CARD, HIDDEN, Viewer
+from tapete.games.base import CARD, HIDDEN, Viewer, burn_face_down
 from tapete.server import signing
 from tapete.server.errors import NotFound
 from tapete.server.inspection import checks, integrity
@@ -124,15 +124,12 @@ def _hidden_corrections(records: list[Any], shown: dict[int, dict[str, Any]]) ->
 
 
 def _burns_hidden(records: list[Any]) -> list[chain.Record]:
-    """Procedure records with their burned cards face down (the engine's `public_copy`): what anyone but
+    """Procedure records with their burned cards face down (the engine's `burn_face_down`): what anyone but
     the inspector reads of a shoe's burn while the round it prepares is in progress."""
-    out: list[chain.Record] = []
-    for r in records:
-        event = r.event
-        if event.get("type") == "procedure" and isinstance(event.get("cards"), list):
-            event = {**event, "cards": [HIDDEN] * len(event["cards"])}
-        out.append(chain.Record(r.seq, r.round, event, r.prev, r.at, r.by, r.hash, r.sig))
-    return out
+    return [
+        chain.Record(r.seq, r.round, burn_face_down(r.event), r.prev, r.at, r.by, r.hash, r.sig)
+        for r in records
+    ]
 
 
 async def shown_until(db: AsyncSession, table: CasinoTable, rows: list[Any]) -> int:
