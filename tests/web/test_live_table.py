@@ -20,6 +20,9 @@ def whose(state: dict[str, Any]) -> str:
     """What the dealer's console must say the next card is for (the page's Spanish words)."""
     p = state["pending"]
     if p["to"] == "seat":
+        box = next(s for s in state["view"]["seats"] if s["seat"] == p["seat"])
+        if len(box["hands"]) > 1:  # once the box has split, the console names the hand too
+            return f"Casilla {p['seat']}, mano {p.get('hand', 0) + 1}"
         return f"Casilla {p['seat']}"
     if p["to"] == "dealer":
         return "dealer"
