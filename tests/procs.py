@@ -119,6 +119,7 @@ class Server:
         env: dict[str, str] | None = None,
         python: tuple[str, ...] = (),
         admin_password: str = ADMIN_PASSWORD,
+        fast_passwords: bool = False,
     ) -> None:
         self.database_url, self.home, self.broker_url, self.workers = database_url, home, broker_url, workers
         self.port = free_port()
@@ -128,6 +129,8 @@ class Server:
         #: what runs the server's module instead of ``python -m`` (``-m benchmarks.profiled FILE``: cProfile)
         self.python = python
         self.admin_password = admin_password
+        #: argon2id at its cheapest (`tests.fast_passwords`): for tests, never for a benchmark
+        self.fast_passwords = fast_passwords
         self.log = home / "serve.log"
 
     @property
@@ -164,6 +167,8 @@ class Server:
             **self.env,
         }
         head = [sys.executable, *self.python] if self.python else [sys.executable, "-m"]
+        if self.fast_passwords:
+            head.append("tests.fast_passwords")
         cmd = [*head, "tapete.cli", "serve", "--port", str(self.port), "--database-url", self.database_url]
         if self.broker_url:
             cmd += ["--broker-url", self.broker_url]

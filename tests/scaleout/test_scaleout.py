@@ -94,8 +94,8 @@ def _share_tokens(a: Server, b: Server) -> None:
 
 @pytest.fixture
 def pair(database: str, tmp_path: Path) -> Iterator[tuple[Server, Server]]:
-    a = Server(database, tmp_path / "a", broker_url=SHARED_REDIS)
-    b = Server(database, tmp_path / "b", broker_url=SHARED_REDIS)
+    a = Server(database, tmp_path / "a", broker_url=SHARED_REDIS, fast_passwords=True)
+    b = Server(database, tmp_path / "b", broker_url=SHARED_REDIS, fast_passwords=True)
     a.start()
     b.start()
     try:
@@ -252,8 +252,8 @@ def test_postgresql_restarted_under_play(tmp_path: Path) -> None:
     try:
         name = _create_db(pg.url.rsplit("/", 1)[0])
         url = f"{pg.url.rsplit('/', 1)[0]}/{name}"
-        a = Server(url, tmp_path / "a", broker_url=SHARED_REDIS)
-        b = Server(url, tmp_path / "b", broker_url=SHARED_REDIS)
+        a = Server(url, tmp_path / "a", broker_url=SHARED_REDIS, fast_passwords=True)
+        b = Server(url, tmp_path / "b", broker_url=SHARED_REDIS, fast_passwords=True)
         a.start()
         b.start()
         _casino(a)
@@ -292,8 +292,8 @@ def test_postgresql_restarted_under_play(tmp_path: Path) -> None:
 def test_redis_stopped_and_started_play_goes_on_and_pushes_resume(database: str, tmp_path: Path) -> None:
     redis = RedisInstance(tmp_path / "redis")
     redis.start()
-    a = Server(database, tmp_path / "a", broker_url=redis.url)
-    b = Server(database, tmp_path / "b", broker_url=redis.url)
+    a = Server(database, tmp_path / "a", broker_url=redis.url, fast_passwords=True)
+    b = Server(database, tmp_path / "b", broker_url=redis.url, fast_passwords=True)
     watcher = None
     try:
         a.start()
@@ -324,7 +324,7 @@ def test_redis_stopped_and_started_play_goes_on_and_pushes_resume(database: str,
 
 
 def test_a_websocket_client_that_never_reads_cannot_slow_the_table(database: str, tmp_path: Path) -> None:
-    a = Server(database, tmp_path / "a", broker_url=SHARED_REDIS)
+    a = Server(database, tmp_path / "a", broker_url=SHARED_REDIS, fast_passwords=True)
     a.start()
     try:
         _casino(a, players=1)

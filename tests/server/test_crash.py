@@ -38,7 +38,7 @@ def test_sigkill_mid_round_then_the_round_goes_on(database_url: str, tmp_path: P
     """Three live rounds, the server killed in each at another point: after the deal, after a decision,
     during the dealer's draw (his card awaited). After each restart every viewer's state is what it was,
     and the round is played to its end with the right payout."""
-    server = Server(database_url, tmp_path / "home")
+    server = Server(database_url, tmp_path / "home", fast_passwords=True)
     server.start()
     try:
         _setup(server, 10_000)
@@ -95,7 +95,7 @@ def test_sigkill_mid_round_then_the_round_goes_on(database_url: str, tmp_path: P
 def test_sigkill_at_a_virtual_table_keeps_the_sealed_shoe(database_url: str, tmp_path: Path) -> None:
     """A virtual table killed mid-round: after the restart the round goes on from the same shoe (its sealed
     order restored, each logged card checked against it), and the chain and the ledger hold."""
-    server = Server(database_url, tmp_path / "home")
+    server = Server(database_url, tmp_path / "home", fast_passwords=True)
     server.start()
     try:
         _setup(server, 100_000)

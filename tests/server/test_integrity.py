@@ -107,7 +107,7 @@ def _suspended_for(server: Server, table: int, seq: int) -> None:
 def test_a_card_forged_in_a_round_in_progress_suspends_the_table_at_start(
     database_url: str, tmp_path: Path, sql: sa.Engine
 ) -> None:
-    server = Server(database_url, tmp_path / "home")
+    server = Server(database_url, tmp_path / "home", fast_passwords=True)
     server.start()
     try:
         table = _setup(server)
@@ -128,7 +128,7 @@ def test_a_card_forged_in_a_round_in_progress_suspends_the_table_at_start(
 def test_a_card_forged_between_rounds_suspends_the_table_at_start(
     database_url: str, tmp_path: Path, sql: sa.Engine
 ) -> None:
-    server = Server(database_url, tmp_path / "home")
+    server = Server(database_url, tmp_path / "home", fast_passwords=True)
     server.start()
     try:
         table = _setup(server)
@@ -154,7 +154,7 @@ def test_history_rewritten_with_sha256_fails_verify_online_and_offline(
     start-up suspends the table, and `tapete verify --public-key` fails offline."""
     from tapete.server.play.chain import record_digest, record_of
 
-    server = Server(database_url, tmp_path / "home")
+    server = Server(database_url, tmp_path / "home", fast_passwords=True)
     server.start()
     try:
         table = _setup(server)
@@ -231,7 +231,7 @@ def test_a_balance_changed_in_the_database_freezes_the_account(
     """After a restart (the start-up's reconciliation) and without one (the next posting): the account
     is frozen, its cash-out refused with err.account.frozen, a significant event account_frozen names
     it; an administrator reopens it with a reason, its balance its last entry's again."""
-    server = Server(database_url, tmp_path / "home")
+    server = Server(database_url, tmp_path / "home", fast_passwords=True)
     server.start()
     try:
         table = _setup(server)
@@ -286,7 +286,9 @@ def test_a_balance_changed_in_the_database_freezes_the_account(
 
 def test_the_signing_key_is_made_once_and_its_fingerprint_printed(database_url: str, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    server = Server(database_url, home, env={"TAPETE_SIGNING_KEY": ""})  # none given: one made
+    server = Server(
+        database_url, home, env={"TAPETE_SIGNING_KEY": ""}, fast_passwords=True
+    )  # none given: one made
     server.start()
     try:
         server.login("admin", ADMIN_PASSWORD)
