@@ -20,8 +20,7 @@ from tapete.log import GENESIS
 from tapete.server.app import Casino
 from tapete.server.db import alembic_config, migrate, sync_url
 from tapete.server.inspection import integrity
-from tapete.server.play import chain, tables
-from tapete.server.play import repository as repo
+from tapete.server.play import chain
 from tapete.server.signing import private_from_pem
 from tests.server.conftest import TEST_SIGNING_KEY, postgres_database, settings_for
 from tests.server.tampering import superuser
@@ -82,9 +81,7 @@ def _startup(url: str, data_dir: Path) -> integrity.StartupReport:
     async def run() -> integrity.StartupReport:
         casino = Casino(settings_for(url, data_dir))
         try:
-            async with casino.store.transaction() as tx:
-                rows = [tables.row_of(f) for f in await tx.all(repo.ALL_TABLES_LOCKED)]
-                return await integrity.startup(tx, rows, lambda _: None)
+            return await integrity.startup(casino.store, lambda _: None)
         finally:
             await casino.dispose()
 

@@ -13,6 +13,7 @@ import pytest
 
 from tapete.errors import TapeteError
 from tapete.server.app import Casino
+from tapete.server.inspection import integrity
 from tapete.server.people.accounts import Caller
 from tapete.server.play import chain, tables
 from tapete.server.play import repository as repo
@@ -77,6 +78,62 @@ def test_a_process_started_beside_a_playing_one_does_not_suspend_its_tables(
         return status
 
     assert asyncio.run(scenario()) == "open"
+
+
+def test_a_process_starting_holds_each_table_only_while_it_checks_that_table(
+    tmp_path: Path, migrated: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """B's start-up checks table 1, then table 2. While it is still checking table 2, A deals at table 1:
+    the deal commits at once (B's check of table 1 is over and released), where a start-up that held
+    every table for its whole check made A's players wait until B was up."""
+    with fresh_database("postgres", tmp_path, migrated) as url:
+        with serving(url, tmp_path / "setup") as api:
+            api.user("p1", "player", chips=100_000)
+            first = api.table("blackjack", turn_seconds=None)
+            second = api.table("blackjack", turn_seconds=None)
+            api.ok("p1", "POST", f"/api/tables/{first}/seats", json={"seat": 1})
+            api.ok(
+                "p1", "POST", f"/api/tables/{first}/bets", json={"seat": 1, "spot": "main", "amount": 1000}
+            )
+
+        async def scenario() -> tuple[bool, bool]:
+            a = Casino(settings_for(url, tmp_path / "a"))
+            b = Casino(settings_for(url, tmp_path / "b"))
+            await a.start()
+            real = integrity.check_table
+            checking, release = asyncio.Event(), asyncio.Event()
+
+            async def held_at_the_second(tx: Tx, table: TableRow, *args: Any) -> None:
+                await real(tx, table, *args)
+                if table.id == second:  # B holds table 2's row here, and waits
+                    checking.set()
+                    await release.wait()
+
+            async def dealt(tx: Tx, t: TableRow, rt: TableRuntime) -> Any:
+                return await tables.deal(tx, t, rt, "admin", a.key)
+
+            monkeypatch.setattr(integrity, "check_table", held_at_the_second)
+            starting = asyncio.create_task(b.start())
+            try:
+                await asyncio.wait_for(checking.wait(), 30)
+                deal = asyncio.create_task(a.mutate(first, dealt))
+                done, _ = await asyncio.wait({deal}, timeout=10)
+                dealt_meanwhile = deal in done
+            finally:
+                release.set()
+                await starting
+                monkeypatch.setattr(integrity, "check_table", real)
+            await deal
+            async with b.store.transaction(write=False) as tx:
+                found = await tx.one(repo.TABLE, {"id": first})
+                in_round = tables.row_of(found).in_round if found else False
+            await a.stop()
+            await b.stop()
+            return dealt_meanwhile, in_round
+
+        dealt_meanwhile, in_round = asyncio.run(scenario())
+        assert dealt_meanwhile, "A's deal at table 1 waited for B's check of table 2"
+        assert in_round  # the deal is in the database
 
 
 def test_a_read_never_mixes_two_moments_of_a_table(

@@ -98,17 +98,19 @@ class Casino:
         that fails is suspended, an account frozen, and the output says so), start the timers."""
         await self.broker.start()
         await asyncio.to_thread(dummy_hash)  # the first login of an absent name costs what the others do
-        async with self.write_lock(), self.store.transaction() as tx:
-            # another process may be playing: its next commit must not fall between the table's row and
-            # its records as they are read (PostgreSQL locks the rows it checks)
-            rows = [tables.row_of(found) for found in await tx.all(repo.ALL_TABLES_LOCKED)]
-            report = await integrity.startup(tx, rows, say or _say)
-            for table in rows:
-                if table.in_round:
-                    await note(tx, "round_recovered", table_id=table.id, details={"round": table.round_no})
-                if table.in_round and table.status == "open" and table.deadline_kind == "turn":
-                    await self._turn_again(tx, table)
+
+        async def recovered(tx: Tx, table: TableRow) -> None:
+            if table.in_round:
+                await note(tx, "round_recovered", table_id=table.id, details={"round": table.round_no})
+            if table.in_round and table.status == "open" and table.deadline_kind == "turn":
+                await self._turn_again(tx, table)
+
+        async def started(tx: Tx) -> None:
             await note(tx, "server_started", details={"version": VERSION})
+
+        report = await integrity.startup(
+            self.store, say or _say, writer=self.write_lock, each=recovered, end=started
+        )
         self._timer = asyncio.create_task(self._timers())
         self._checkpointer = asyncio.create_task(self._checkpoints())
         return report

@@ -378,10 +378,35 @@ async def checkpoint_tables(
     return written
 
 
-async def startup(tx: Tx, rows: Sequence[TableRow], say: Callable[[str], None]) -> StartupReport:
-    """The start-up's whole check: every table's chain, then the ledger."""
+async def startup(
+    store: Store,
+    say: Callable[[str], None],
+    *,
+    writer: Callable[[], Any] = contextlib.nullcontext,
+    each: Callable[[Tx, TableRow], Awaitable[None]] | None = None,
+    end: Callable[[Tx], Awaitable[None]] | None = None,
+) -> StartupReport:
+    """The start-up's whole check. Each table's chain in a transaction of its own, its row locked: another
+    process playing there commits before or after the check, never between the row and its records, and
+    plays on at the other tables meanwhile (one transaction for all held every table for the whole check).
+    Then the ledger, with every table's row locked, so that no step commits entries while they are read.
+    `each(tx, table)`: the caller's own work at a checked table, in its transaction; `end(tx)`: in the
+    ledger's. `writer`: the process's writer lock (SQLite's one writer) around each transaction."""
     report = StartupReport()
-    for table in rows:
-        await check_table(tx, table, report, say)
-    await check_ledger(tx, report, say)
+    async with store.transaction(write=False) as tx:
+        ids = [int(table_id) for table_id, _ in await tx.all(repo.TABLE_HEADS)]
+    for table_id in ids:
+        async with writer(), store.transaction() as tx:
+            found = await tx.one(play_repo.TABLE_LOCKED, {"id": table_id})
+            if found is None:
+                continue
+            table = tables.row_of(found)
+            await check_table(tx, table, report, say)
+            if each is not None:
+                await each(tx, table)
+    async with writer(), store.transaction() as tx:
+        await tx.all(play_repo.ALL_TABLES_LOCKED)
+        await check_ledger(tx, report, say)
+        if end is not None:
+            await end(tx)
     return report
