@@ -200,6 +200,8 @@ class Stats:
     #: the others (a decision the next box's holder, or the dealer's draw, follows)
     other_decisions: list[float] = field(default_factory=list)
     refused: dict[str, int] = field(default_factory=dict)
+    #: the first few refusals' error keys and messages, to say why (`refused` only counts them)
+    refusals: list[str] = field(default_factory=list)
     failures: int = 0
     bot_errors: int = 0
     #: send every play with an Idempotency-Key (the soak does: its processes die under requests)
@@ -219,6 +221,11 @@ class Stats:
             (data or {}).get("error", {}).get("code", str(status)) if isinstance(data, dict) else str(status)
         )
         self.refused[f"{kind}:{code}"] = self.refused.get(f"{kind}:{code}", 0) + 1
+        if len(self.refusals) < 10:
+            error = (data or {}).get("error", {}) if isinstance(data, dict) else {}
+            said = error.get("message", str(data)[:200]) if isinstance(error, dict) else str(error)
+            key = error.get("key", "") if isinstance(error, dict) else ""
+            self.refusals.append(f"{time.strftime('%H:%M:%S')} {kind}: {status} {key} {said}")
 
 
 def _total(cards: list[str]) -> int:
@@ -519,6 +526,7 @@ async def drive(
             "rounds": stats.rounds,
             "pushes": stats.pushes,
             "refused": stats.refused,
+            "refusals": stats.refusals,
             "failures": stats.failures,
             "bot_errors": stats.bot_errors,
             "probe_seconds": [round(probe_before, 3), round(machine_probe(), 3)],  # before and after the load
@@ -799,6 +807,8 @@ def main() -> None:
                 print(f"kept {home}")
     result["setup"] = label
     print(json.dumps(result) if args.json else summary(result, label))
+    if result["refusals"] and not args.json:
+        print("refusals (the first ten):", *result["refusals"], sep="\n  ")
     if args.soak:
         checks = result["checks"]
         print(json.dumps(checks, indent=1))
