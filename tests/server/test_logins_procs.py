@@ -30,9 +30,12 @@ ANA = {"username": "ana", "password": "password-123", "role": "player"}
 
 @pytest.fixture
 def server(database_url: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
-    """A real server on the test's database (unthrottled for the tests whose name says timing)."""
-    env = UNTHROTTLED if "same_time" in request.node.name else {}
-    proc = Server(database_url, tmp_path / "home", env=env)
+    """A real server on the test's database (unthrottled, and hashing at argon2id's production cost, for
+    the tests whose name says timing; the others hash cheaply, `tests.fast_passwords`)."""
+    timing = "same_time" in request.node.name
+    proc = Server(
+        database_url, tmp_path / "home", env=UNTHROTTLED if timing else {}, fast_passwords=not timing
+    )
     proc.start()
     try:
         proc.login("admin", ADMIN_PASSWORD)
