@@ -217,15 +217,15 @@ class Stats:
             if self.counting:
                 getattr(self, kind).append(seconds)
             return
-        code = (
-            (data or {}).get("error", {}).get("code", str(status)) if isinstance(data, dict) else str(status)
-        )
+        error = data.get("error") if isinstance(data, dict) else None
+        error = error if isinstance(error, dict) else {}
+        code = error.get("code", str(status))
         self.refused[f"{kind}:{code}"] = self.refused.get(f"{kind}:{code}", 0) + 1
         if len(self.refusals) < 10:
-            error = (data or {}).get("error", {}) if isinstance(data, dict) else {}
-            said = error.get("message", str(data)[:200]) if isinstance(error, dict) else str(error)
-            key = error.get("key", "") if isinstance(error, dict) else ""
-            self.refusals.append(f"{time.strftime('%H:%M:%S')} {kind}: {status} {key} {said}")
+            said = error.get("message", str(data)[:200])
+            self.refusals.append(
+                f"{time.strftime('%H:%M:%S')} {kind}: {status} {error.get('key', '')} {said}"
+            )
 
 
 def _total(cards: list[str]) -> int:

@@ -286,9 +286,8 @@ def test_a_balance_changed_in_the_database_freezes_the_account(
 
 def test_the_signing_key_is_made_once_and_its_fingerprint_printed(database_url: str, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    server = Server(
-        database_url, home, env={"TAPETE_SIGNING_KEY": ""}, fast_passwords=True
-    )  # none given: one made
+    # no key given: the first start makes one
+    server = Server(database_url, home, env={"TAPETE_SIGNING_KEY": ""}, fast_passwords=True)
     server.start()
     try:
         server.login("admin", ADMIN_PASSWORD)
