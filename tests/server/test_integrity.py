@@ -549,6 +549,46 @@ def test_checkpoints_stand_for_what_lies_below_them(
     assert [(t, seq) for t, seq, _ in report.suspended] == [(table, above.seq)]
 
 
+def test_the_ledger_read_before_the_tables_are_locked_is_read_again_when_an_entry_came_in_below_it(
+    api: Api, sql: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The start-up reads the ledger but its newest entries before it locks the tables
+    (`read_ledger_ahead`), and under the locks only the newest: what it read first is not read again. If
+    the entries below where it read are no longer as many as it read (one committed late, below the
+    others), it reads every entry again under the locks."""
+    from tapete.server.inspection import integrity
+
+    monkeypatch.setattr(integrity, "CHECKPOINT_BEHIND", 1)
+    _in_play(api)
+    casino = api.client.app.state.casino  # type: ignore[attr-defined]
+    with sql.connect() as conn:
+        ids = [int(r.id) for r in conn.execute(sa.text("SELECT id FROM ledger_entries ORDER BY id"))]
+    assert len(ids) >= 3
+
+    async def ahead() -> integrity.LedgerScan:
+        async with casino.store.transaction(write=False, snapshot=True) as tx:
+            return await integrity.read_ledger_ahead(tx)
+
+    async def check(scan: integrity.LedgerScan) -> integrity.StartupReport:
+        report = integrity.StartupReport()
+        async with casino.store.transaction() as tx:
+            await integrity.check_ledger(tx, report, lambda _: None, scan)
+        return report
+
+    first = api.client.portal.call(ahead)  # type: ignore[union-attr]
+    assert (first.upto, first.count, first.bad) == (ids[-2], len(ids) - 1, {})
+    with superuser(sql) as conn:  # below where it read, after it read: it is not read again
+        conn.execute(sa.text("UPDATE ledger_entries SET amount = amount + 1 WHERE id = :id"), {"id": ids[0]})
+    report = api.client.portal.call(check, first)  # type: ignore[union-attr]
+    assert (report.entries, report.frozen) == (len(ids), [])
+    late = api.client.portal.call(ahead)  # type: ignore[union-attr]
+    late.count -= 1  # as if one of the entries below had been committed after it read
+    report = api.client.portal.call(check, late)  # type: ignore[union-attr]
+    assert report.entries == len(ids), report
+    why = f"entry {ids[0]} does not follow from its account's previous entry"
+    assert report.frozen == [("wallet:ana", why)]
+
+
 def test_a_previous_key_still_verifies_what_it_signed(tmp_path: Path) -> None:
     """After a rotation the previous public key (in previous-keys/ or TAPETE_PREVIOUS_PUBLIC_KEYS) still
     verifies what it signed; a key nobody trusts does not."""

@@ -136,6 +136,62 @@ def test_a_process_starting_holds_each_table_only_while_it_checks_that_table(
         assert in_round  # the deal is in the database
 
 
+def test_a_process_starting_reads_the_ledger_with_no_table_held_but_for_its_newest_entries(
+    tmp_path: Path, migrated: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """B's start-up reads the ledger's entries but the newest before it locks every table: while it is
+    held there, A deals at a table and the deal commits at once, where a start-up that read the whole
+    ledger with every table locked made every table wait until B had read it all."""
+    monkeypatch.setattr(integrity, "CHECKPOINT_BEHIND", 1)
+    with fresh_database("postgres", tmp_path, migrated) as url:
+        with serving(url, tmp_path / "setup") as api:
+            api.user("p1", "player", chips=100_000)
+            table = api.table("blackjack", turn_seconds=None)
+            api.ok("p1", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
+            api.ok(
+                "p1", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 1000}
+            )
+
+        async def scenario() -> tuple[bool, bool]:
+            a = Casino(settings_for(url, tmp_path / "a"))
+            b = Casino(settings_for(url, tmp_path / "b"))
+            await a.start()
+            real = integrity.accepted_accounts
+            reading, release = asyncio.Event(), asyncio.Event()
+
+            async def held_the_first_time(tx: Tx) -> dict[int, tuple[int, int]]:
+                if not reading.is_set():  # the ledger's check begins here: B holds what it holds, and waits
+                    reading.set()
+                    await release.wait()
+                return await real(tx)
+
+            async def dealt(tx: Tx, t: TableRow, rt: TableRuntime) -> Any:
+                return await tables.deal(tx, t, rt, "admin", a.key)
+
+            monkeypatch.setattr(integrity, "accepted_accounts", held_the_first_time)
+            starting = asyncio.create_task(b.start())
+            try:
+                await asyncio.wait_for(reading.wait(), 30)
+                deal = asyncio.create_task(a.mutate(table, dealt))
+                done, _ = await asyncio.wait({deal}, timeout=10)
+                dealt_meanwhile = deal in done
+            finally:
+                release.set()
+                await starting
+                monkeypatch.setattr(integrity, "accepted_accounts", real)
+            await deal
+            async with b.store.transaction(write=False) as tx:
+                found = await tx.one(repo.TABLE, {"id": table})
+                in_round = tables.row_of(found).in_round if found else False
+            await a.stop()
+            await b.stop()
+            return dealt_meanwhile, in_round
+
+        dealt_meanwhile, in_round = asyncio.run(scenario())
+        assert dealt_meanwhile, "A's deal waited for B's read of the ledger"
+        assert in_round  # the deal is in the database
+
+
 def test_a_read_never_mixes_two_moments_of_a_table(
     casino_db: tuple[str, int, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+import time
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,8 @@ BATCH = 2000
 CHECKPOINT_EVERY = 10_000
 #: ... standing this far below the head: the newest records are checked again at every start
 CHECKPOINT_BEHIND = 1_000
+#: an id above every entry's: a scan of the ledger to its end
+_NO_END = 2**62
 #: a table suspended by a failed check says this as its reason
 REASON = "integrity"
 
@@ -50,6 +53,8 @@ class StartupReport:
     frozen: list[tuple[str, str]] = field(default_factory=list)
     records: int = 0
     entries: int = 0
+    #: seconds every table's row was held (the ledger's newest entries and every balance checked)
+    held: float = 0.0
 
 
 # -- the chains --------------------------------------------------------------------------------------------
@@ -243,40 +248,61 @@ async def reconcile(tx: Tx) -> list[str]:
     return frozen
 
 
-async def check_ledger(tx: Tx, report: StartupReport, say: Callable[[str], None]) -> None:
-    """Every account's balance against its last entry, and every entry since the ledger's checkpoint (its
-    link, its signature) and its transaction (it sums to zero, none of its entries is gone): an account
-    that fails is frozen, and a broken transaction freezes the wallets it names (`checks.blamed`). An
-    account reopened by an administrator is checked after the entry its reopening accepted."""
+@dataclass
+class LedgerScan:
+    """The ledger's check as far as it read: where it began (the ledger's signed checkpoint, the entries
+    that predate signatures, the accounts an administrator reopened), the entries it checked up to `upto`
+    and how many, the accounts whose entries fail (the entry, why) and the transactions found broken."""
+
+    after: int
+    unsigned_to: int
+    accepted: dict[int, tuple[int, int]]
+    upto: int = 0
+    count: int = 0
+    bad: dict[int, tuple[int | None, str]] = field(default_factory=dict)
+    broken: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    def begins_as(self, other: LedgerScan) -> bool:
+        """Whether both checks begin at the same place and trust the same reopenings."""
+        return (self.after, self.unsigned_to) == (other.after, other.unsigned_to) and (
+            self.accepted == other.accepted
+        )
+
+
+async def _ledger_begins(tx: Tx) -> LedgerScan:
+    """Where the ledger's check begins: after its newest signed checkpoint, with what predates signatures
+    and what administrators accepted (`accepted_accounts`)."""
     keys = signing.trusted()
-    bad: dict[int, tuple[int | None, str]] = {}
-    for account_id, name, balance, frozen, last in await tx.all(repo.BALANCES):
-        expected = 0 if last is None else int(last)
-        if frozen is None and int(balance) != expected:
-            bad[int(account_id)] = (None, f"{name}'s balance {balance} is not its last entry's {expected}")
     marks = [tuple(row) for row in await tx.all(repo.LEDGER_CHECKPOINTS)]
     legacy = checks.legacy_mark(marks, keys, "legacy_ledger", None)
-    unsigned_to = legacy[0] if legacy is not None else 0
     ledger = checks.newest_signed(marks, keys, "ledger", None)
     after = ledger[0] if ledger is not None else 0
-    accepted = await accepted_accounts(tx)
-    broken: dict[str, tuple[int, str]] = {}  # transaction: (its first entry seen, why)
-    start, last_id = after, after
+    scan = LedgerScan(after, legacy[0] if legacy is not None else 0, await accepted_accounts(tx))
+    scan.upto = after
+    return scan
+
+
+async def _scan_entries(tx: Tx, scan: LedgerScan, upto: int | None, skip: Collection[int] = ()) -> None:
+    """Check the entries after `scan.upto` up to id `upto` (None: the last), each against its account's
+    previous entry and its signature, and its transaction whole; `scan` keeps what fails and how far it
+    read. The entries of accounts in `skip` (or already bad) are not judged again."""
+    keys = signing.trusted()
+    last = _NO_END if upto is None else upto
     while True:
-        rows = await tx.all(repo.ENTRIES_AFTER, {"after": last_id, "n": BATCH})
+        rows = await tx.all(repo.ENTRIES_AFTER, {"after": scan.upto, "upto": last, "n": BATCH})
         for row in rows:
             account_id, eid, txn = int(row.account_id), int(row.id), str(row.txn)
-            report.entries += 1
-            if int(row.txn_sum) != 0 and txn not in broken:
-                broken[txn] = (eid, checks.unbalanced(txn, int(row.txn_sum)))
-            mark = accepted.get(account_id)
+            scan.count += 1
+            if int(row.txn_sum) != 0 and txn not in scan.broken:
+                scan.broken[txn] = (eid, checks.unbalanced(txn, int(row.txn_sum)))
+            mark = scan.accepted.get(account_id)
             if mark is not None and eid <= mark[0]:
                 if eid == mark[0] and int(row.balance_after) != mark[1]:
-                    bad.setdefault(
+                    scan.bad.setdefault(
                         account_id, (eid, f"entry {eid}'s balance is not the one its reopening accepted")
                     )
                 continue
-            if account_id in bad:
+            if account_id in scan.bad or account_id in skip:
                 continue
             fault = checks.entry_fault(
                 row,
@@ -284,26 +310,69 @@ async def check_ledger(tx: Tx, report: StartupReport, say: Callable[[str], None]
                 row.before,
                 int(row.txn_entries),
                 keys,
-                unsigned_to,
+                scan.unsigned_to,
                 wallet=row.account_kind == "wallet",
             )
             if fault is not None and fault.held is not None:
-                broken.setdefault(txn, (eid, fault.why))
+                scan.broken.setdefault(txn, (eid, fault.why))
             elif fault is not None:
-                bad[account_id] = (eid, fault.why)
+                scan.bad[account_id] = (eid, fault.why)
         if rows:
-            last_id = int(rows[-1].id)
+            scan.upto = int(rows[-1].id)
         if len(rows) < BATCH:
             break
+    if upto is not None:
+        scan.upto = max(scan.upto, upto)
+
+
+async def read_ledger_ahead(tx: Tx) -> LedgerScan:
+    """The ledger's check of every entry but the newest `CHECKPOINT_BEHIND`, before the tables are locked
+    (`startup`): steps of another process go on meanwhile. What it read is trusted under the locks only if
+    no entry has been committed since among the ones it read (`check_ledger` counts them again). Each
+    account's entries are written under its row's lock, so an account's entries commit in id order: an
+    entry committed later comes after every one read of its account."""
+    scan = await _ledger_begins(tx)
+    newest = await tx.value(repo.MAX_ENTRY)
+    upto = int(newest or 0) - CHECKPOINT_BEHIND
+    if upto > scan.after:
+        await _scan_entries(tx, scan, upto)
+    return scan
+
+
+async def check_ledger(
+    tx: Tx, report: StartupReport, say: Callable[[str], None], ahead: LedgerScan | None = None
+) -> None:
+    """Every account's balance against its last entry, and every entry since the ledger's checkpoint (its
+    link, its signature) and its transaction (it sums to zero, none of its entries is gone): an account
+    that fails is frozen, and a broken transaction freezes the wallets it names (`checks.blamed`). An
+    account reopened by an administrator is checked after the entry its reopening accepted.
+
+    `ahead`: what `read_ledger_ahead` checked before the caller locked the tables; only the entries after
+    it are read here, unless it began elsewhere or an entry it should have read was committed since (then
+    every entry is read again here)."""
+    balance_bad: dict[int, tuple[int | None, str]] = {}
+    for account_id, name, balance, frozen, last in await tx.all(repo.BALANCES):
+        expected = 0 if last is None else int(last)
+        if frozen is None and int(balance) != expected:
+            why = f"{name}'s balance {balance} is not its last entry's {expected}"
+            balance_bad[int(account_id)] = (None, why)
+    scan = await _ledger_begins(tx)
+    if ahead is not None and ahead.begins_as(scan):
+        read = await tx.value(repo.ENTRIES_BETWEEN, {"after": ahead.after, "upto": ahead.upto})
+        if int(read or 0) == ahead.count:
+            scan = ahead
+    await _scan_entries(tx, scan, None, skip=balance_bad)
+    report.entries += scan.count
+    bad = {**scan.bad, **balance_bad}
     unaccepted = False
-    for txn, (first, reason) in broken.items():
+    for txn, (first, reason) in scan.broken.items():
         found = await tx.all(repo.TXN_ACCOUNTS, {"txn": txn})
         newest = max(int(r.id) for r in found)
         rows_of = [
             (int(r.account_id), str(r.kind), None if r.wallet is None else int(r.wallet)) for r in found
         ]
         for blamed in sorted(checks.blamed(rows_of)):
-            if accepted.get(blamed, (-1, 0))[0] < newest:
+            if scan.accepted.get(blamed, (-1, 0))[0] < newest:
                 bad.setdefault(blamed, (first, reason))
                 unaccepted = True
     for account_id, (entry, why) in sorted(bad.items()):
@@ -311,8 +380,8 @@ async def check_ledger(tx: Tx, report: StartupReport, say: Callable[[str], None]
         if name is not None:
             report.frozen.append((name, why))
             say(f"INTEGRITY FAILURE: account {name} frozen: {why} (significant event account_frozen)")
-    at = last_id - CHECKPOINT_BEHIND
-    if not bad and not unaccepted and at >= start + CHECKPOINT_EVERY:
+    at = scan.upto - CHECKPOINT_BEHIND
+    if not bad and not unaccepted and at >= scan.after + CHECKPOINT_EVERY:
         await _write_checkpoint(tx, "ledger", None, at, "")
 
 
@@ -389,7 +458,9 @@ async def startup(
     """The start-up's whole check. Each table's chain in a transaction of its own, its row locked: another
     process playing there commits before or after the check, never between the row and its records, and
     plays on at the other tables meanwhile (one transaction for all held every table for the whole check).
-    Then the ledger, with every table's row locked, so that no step commits entries while they are read.
+    Then the ledger: its entries but the newest read first with no table locked (`read_ledger_ahead`),
+    then every balance and the entries after those, with every table's row locked so that no step commits
+    entries while they are read (the tables are held for the ledger's tail only, not its whole check).
     `each(tx, table)`: the caller's own work at a checked table, in its transaction; `end(tx)`: in the
     ledger's. `writer`: the process's writer lock (SQLite's one writer) around each transaction."""
     report = StartupReport()
@@ -404,9 +475,13 @@ async def startup(
             await check_table(tx, table, report, say)
             if each is not None:
                 await each(tx, table)
+    async with store.transaction(write=False, snapshot=True) as tx:
+        ahead = await read_ledger_ahead(tx)
     async with writer(), store.transaction() as tx:
         await tx.all(play_repo.ALL_TABLES_LOCKED)
-        await check_ledger(tx, report, say)
+        locked = time.monotonic()
+        await check_ledger(tx, report, say, ahead)
         if end is not None:
             await end(tx)
+    report.held = time.monotonic() - locked
     return report

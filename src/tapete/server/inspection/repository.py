@@ -37,8 +37,10 @@ ENTRIES_AFTER = q(
     " (SELECT COUNT(*) FROM ledger_entries t WHERE t.txn = e.txn) AS txn_entries,"
     " (SELECT SUM(t.amount) FROM ledger_entries t WHERE t.txn = e.txn) AS txn_sum, a.kind AS account_kind"
     " FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
-    " WHERE e.id > :after ORDER BY e.id LIMIT :n",
+    " WHERE e.id > :after AND e.id <= :upto ORDER BY e.id LIMIT :n",
 )
+#: how many entries lie between two ids (the ledger's check read them before it locked the tables)
+ENTRIES_BETWEEN = q("SELECT COUNT(*) AS n FROM ledger_entries WHERE id > :after AND id <= :upto")
 #: a transaction's remaining entries: each one's account and its kind, and the wallet of the player it names
 TXN_ACCOUNTS = q(
     "SELECT e.id, e.account_id, a.kind, (SELECT w.id FROM accounts w WHERE w.name = 'wallet:' || e.player)"
