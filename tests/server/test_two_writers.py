@@ -5,7 +5,7 @@ found): neither may see the table at two moments at once."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from tapete.server.play import chain, tables
 from tapete.server.play import repository as repo
 from tapete.server.play.tables import TableRow, TableRuntime
 from tapete.server.sql import Tx, q
-from tests.server.conftest import fresh_database, settings_for
+from tests.server.conftest import Api, fresh_database, settings_for
 from tests.server.support import serving
 
 
@@ -80,6 +80,63 @@ def test_a_process_started_beside_a_playing_one_does_not_suspend_its_tables(
     assert asyncio.run(scenario()) == "open"
 
 
+def _deals_while_b_starts(
+    url: str, tmp_path: Path, table: int, monkeypatch: pytest.MonkeyPatch, at: str, when: Callable[..., bool]
+) -> bool:
+    """A is up; B starts on the same database and is held right after `integrity.<at>` returns, the first
+    time `when(*its arguments)` holds, until A's deal at `table` is done or 10 s have passed. Whether the
+    deal committed meanwhile (it is in the database either way once B goes on)."""
+
+    async def scenario() -> tuple[bool, bool]:
+        a = Casino(settings_for(url, tmp_path / "a"))
+        b = Casino(settings_for(url, tmp_path / "b"))
+        await a.start()
+        real = getattr(integrity, at)
+        held, release = asyncio.Event(), asyncio.Event()
+
+        async def holding(*args: Any) -> Any:
+            found = await real(*args)
+            if not held.is_set() and when(*args):  # B holds here what it holds, and waits
+                held.set()
+                await release.wait()
+            return found
+
+        async def dealt(tx: Tx, t: TableRow, rt: TableRuntime) -> Any:
+            return await tables.deal(tx, t, rt, "admin", a.key)
+
+        monkeypatch.setattr(integrity, at, holding)
+        starting = asyncio.create_task(b.start())
+        try:
+            await asyncio.wait_for(held.wait(), 30)
+            deal = asyncio.create_task(a.mutate(table, dealt))
+            done, _ = await asyncio.wait({deal}, timeout=10)
+            dealt_meanwhile = deal in done
+        finally:
+            release.set()
+            await starting
+            monkeypatch.setattr(integrity, at, real)
+        await deal
+        async with b.store.transaction(write=False) as tx:
+            found = await tx.one(repo.TABLE, {"id": table})
+            in_round = tables.row_of(found).in_round if found else False
+        await a.stop()
+        await b.stop()
+        return dealt_meanwhile, in_round
+
+    dealt_meanwhile, in_round = asyncio.run(scenario())
+    assert in_round  # the deal is in the database
+    return dealt_meanwhile
+
+
+def _one_bet(api: Api, count: int = 1) -> list[int]:
+    """`count` virtual Black Jack tables; p1 on box 1 of the first, with a bet."""
+    api.user("p1", "player", chips=100_000)
+    ids = [api.table("blackjack", turn_seconds=None) for _ in range(count)]
+    api.ok("p1", "POST", f"/api/tables/{ids[0]}/seats", json={"seat": 1})
+    api.ok("p1", "POST", f"/api/tables/{ids[0]}/bets", json={"seat": 1, "spot": "main", "amount": 1000})
+    return ids
+
+
 def test_a_process_starting_holds_each_table_only_while_it_checks_that_table(
     tmp_path: Path, migrated: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -88,52 +145,11 @@ def test_a_process_starting_holds_each_table_only_while_it_checks_that_table(
     every table for its whole check made A's players wait until B was up."""
     with fresh_database("postgres", tmp_path, migrated) as url:
         with serving(url, tmp_path / "setup") as api:
-            api.user("p1", "player", chips=100_000)
-            first = api.table("blackjack", turn_seconds=None)
-            second = api.table("blackjack", turn_seconds=None)
-            api.ok("p1", "POST", f"/api/tables/{first}/seats", json={"seat": 1})
-            api.ok(
-                "p1", "POST", f"/api/tables/{first}/bets", json={"seat": 1, "spot": "main", "amount": 1000}
-            )
-
-        async def scenario() -> tuple[bool, bool]:
-            a = Casino(settings_for(url, tmp_path / "a"))
-            b = Casino(settings_for(url, tmp_path / "b"))
-            await a.start()
-            real = integrity.check_table
-            checking, release = asyncio.Event(), asyncio.Event()
-
-            async def held_at_the_second(tx: Tx, table: TableRow, *args: Any) -> None:
-                await real(tx, table, *args)
-                if table.id == second:  # B holds table 2's row here, and waits
-                    checking.set()
-                    await release.wait()
-
-            async def dealt(tx: Tx, t: TableRow, rt: TableRuntime) -> Any:
-                return await tables.deal(tx, t, rt, "admin", a.key)
-
-            monkeypatch.setattr(integrity, "check_table", held_at_the_second)
-            starting = asyncio.create_task(b.start())
-            try:
-                await asyncio.wait_for(checking.wait(), 30)
-                deal = asyncio.create_task(a.mutate(first, dealt))
-                done, _ = await asyncio.wait({deal}, timeout=10)
-                dealt_meanwhile = deal in done
-            finally:
-                release.set()
-                await starting
-                monkeypatch.setattr(integrity, "check_table", real)
-            await deal
-            async with b.store.transaction(write=False) as tx:
-                found = await tx.one(repo.TABLE, {"id": first})
-                in_round = tables.row_of(found).in_round if found else False
-            await a.stop()
-            await b.stop()
-            return dealt_meanwhile, in_round
-
-        dealt_meanwhile, in_round = asyncio.run(scenario())
-        assert dealt_meanwhile, "A's deal at table 1 waited for B's check of table 2"
-        assert in_round  # the deal is in the database
+            first, second = _one_bet(api, 2)
+        at_second = _deals_while_b_starts(
+            url, tmp_path, first, monkeypatch, "check_table", lambda tx, table, *_: table.id == second
+        )
+        assert at_second, "A's deal at table 1 waited for B's check of table 2"
 
 
 def test_a_process_starting_reads_the_ledger_with_no_table_held_but_for_its_newest_entries(
@@ -145,51 +161,11 @@ def test_a_process_starting_reads_the_ledger_with_no_table_held_but_for_its_newe
     monkeypatch.setattr(integrity, "CHECKPOINT_BEHIND", 1)
     with fresh_database("postgres", tmp_path, migrated) as url:
         with serving(url, tmp_path / "setup") as api:
-            api.user("p1", "player", chips=100_000)
-            table = api.table("blackjack", turn_seconds=None)
-            api.ok("p1", "POST", f"/api/tables/{table}/seats", json={"seat": 1})
-            api.ok(
-                "p1", "POST", f"/api/tables/{table}/bets", json={"seat": 1, "spot": "main", "amount": 1000}
-            )
-
-        async def scenario() -> tuple[bool, bool]:
-            a = Casino(settings_for(url, tmp_path / "a"))
-            b = Casino(settings_for(url, tmp_path / "b"))
-            await a.start()
-            real = integrity.accepted_accounts
-            reading, release = asyncio.Event(), asyncio.Event()
-
-            async def held_the_first_time(tx: Tx) -> dict[int, tuple[int, int]]:
-                if not reading.is_set():  # the ledger's check begins here: B holds what it holds, and waits
-                    reading.set()
-                    await release.wait()
-                return await real(tx)
-
-            async def dealt(tx: Tx, t: TableRow, rt: TableRuntime) -> Any:
-                return await tables.deal(tx, t, rt, "admin", a.key)
-
-            monkeypatch.setattr(integrity, "accepted_accounts", held_the_first_time)
-            starting = asyncio.create_task(b.start())
-            try:
-                await asyncio.wait_for(reading.wait(), 30)
-                deal = asyncio.create_task(a.mutate(table, dealt))
-                done, _ = await asyncio.wait({deal}, timeout=10)
-                dealt_meanwhile = deal in done
-            finally:
-                release.set()
-                await starting
-                monkeypatch.setattr(integrity, "accepted_accounts", real)
-            await deal
-            async with b.store.transaction(write=False) as tx:
-                found = await tx.one(repo.TABLE, {"id": table})
-                in_round = tables.row_of(found).in_round if found else False
-            await a.stop()
-            await b.stop()
-            return dealt_meanwhile, in_round
-
-        dealt_meanwhile, in_round = asyncio.run(scenario())
-        assert dealt_meanwhile, "A's deal waited for B's read of the ledger"
-        assert in_round  # the deal is in the database
+            (table,) = _one_bet(api)
+        reading = _deals_while_b_starts(
+            url, tmp_path, table, monkeypatch, "accepted_accounts", lambda tx: True
+        )
+        assert reading, "A's deal waited for B's read of the ledger"
 
 
 def test_a_read_never_mixes_two_moments_of_a_table(
