@@ -111,7 +111,7 @@ class Casino:
         report = await integrity.startup(
             self.store, say or _say, writer=self.write_lock, each=recovered, end=started
         )
-        (say or _say)(
+        (say or _tell)(
             f"integrity: {report.records} chain records and {report.entries} ledger entries verified"
             f" (every table held {report.held:.2f} s for the ledger's newest entries)"
         )
@@ -659,6 +659,13 @@ def _say(text: str) -> None:
     """The start-up's output (the server's standard output and its log)."""
     print(text, flush=True)
     log.warning(text)
+
+
+def _tell(text: str) -> None:
+    """What the start-up found, when all is well: the output, and the log at its information level (the
+    warning level, which the console shows too, would print it twice)."""
+    print(text, flush=True)
+    log.info(text)
 
 
 @asynccontextmanager
