@@ -111,10 +111,14 @@ class Casino:
         report = await integrity.startup(
             self.store, say or _say, writer=self.write_lock, each=recovered, end=started
         )
-        (say or _tell)(
+        verified = (
             f"integrity: {report.records} chain records and {report.entries} ledger entries verified"
             f" (every table held {report.held:.2f} s for the ledger's newest entries)"
         )
+        if say is not None:
+            say(verified)
+        else:  # all is well: information (the warning level, which the console shows too, prints it twice)
+            _say(verified, logging.INFO)
         self._timer = asyncio.create_task(self._timers())
         self._checkpointer = asyncio.create_task(self._checkpoints())
         return report
@@ -655,17 +659,10 @@ async def bootstrap(casino: Casino, say: Callable[[str], None]) -> None:
         say(f"demo player: demo  password: {demo[1]}  (S/ 1,000.00 in chips, a Black Jack table)")
 
 
-def _say(text: str) -> None:
-    """The start-up's output (the server's standard output and its log)."""
+def _say(text: str, level: int = logging.WARNING) -> None:
+    """The start-up's output (the server's standard output and its log, at `level`)."""
     print(text, flush=True)
-    log.warning(text)
-
-
-def _tell(text: str) -> None:
-    """What the start-up found, when all is well: the output, and the log at its information level (the
-    warning level, which the console shows too, would print it twice)."""
-    print(text, flush=True)
-    log.info(text)
+    log.log(level, text)
 
 
 @asynccontextmanager

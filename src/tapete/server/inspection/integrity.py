@@ -277,9 +277,7 @@ async def _ledger_begins(tx: Tx) -> LedgerScan:
     legacy = checks.legacy_mark(marks, keys, "legacy_ledger", None)
     ledger = checks.newest_signed(marks, keys, "ledger", None)
     after = ledger[0] if ledger is not None else 0
-    scan = LedgerScan(after, legacy[0] if legacy is not None else 0, await accepted_accounts(tx))
-    scan.upto = after
-    return scan
+    return LedgerScan(after, legacy[0] if legacy is not None else 0, await accepted_accounts(tx), upto=after)
 
 
 async def _scan_entries(tx: Tx, scan: LedgerScan, upto: int | None, skip: Collection[int] = ()) -> None:
