@@ -17,9 +17,15 @@ from argon2 import PasswordHasher
 from tapete.server.people import accounts
 
 
+def cheapest() -> PasswordHasher:
+    """argon2id at its smallest costs: what the tests' servers hash passwords with (in their process or
+    in a subprocess started through here)."""
+    return PasswordHasher(time_cost=1, memory_cost=64, parallelism=1)
+
+
 def main() -> None:
     """Swap the server's hasher for the cheapest argon2id, then run the module named first."""
-    accounts._HASHER = PasswordHasher(time_cost=1, memory_cost=64, parallelism=1)
+    accounts._HASHER = cheapest()
     module, *args = sys.argv[1:]
     sys.argv = [module, *args]
     runpy.run_module(module, run_name="__main__", alter_sys=True)

@@ -171,11 +171,10 @@ def api(database_url: str, tmp_path: Path) -> Iterator[Api]:
 def fast_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
     """argon2id with the smallest costs, for tests that make many users: a real login costs ~0.4 s of
     CPU on this machine (the production parameters are checked in test_people.py)."""
-    from argon2 import PasswordHasher
-
     from tapete.server.people import accounts
+    from tests.fast_passwords import cheapest
 
-    monkeypatch.setattr(accounts, "_HASHER", PasswordHasher(time_cost=1, memory_cost=64, parallelism=1))
+    monkeypatch.setattr(accounts, "_HASHER", cheapest())
 
 
 @pytest.fixture

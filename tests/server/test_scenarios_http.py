@@ -36,13 +36,12 @@ def casino_api(
 ) -> Iterator[Api]:
     """One server per database for every scenario file, with a dealer and a pool of players (argon2id at
     its smallest costs: the pool's logins are not what is tested here)."""
-    from argon2 import PasswordHasher
-
     from tapete.server.people import accounts
+    from tests.fast_passwords import cheapest
 
     tmp = tmp_path_factory.mktemp("scenarios")
     real = accounts._HASHER
-    accounts._HASHER = PasswordHasher(time_cost=1, memory_cost=64, parallelism=1)
+    accounts._HASHER = cheapest()
     try:
         with fresh_database(request.param, tmp, migrated) as url:
             casino = prepare(settings_for(url, tmp), say=lambda _: None)
