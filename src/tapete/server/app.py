@@ -117,7 +117,7 @@ class Casino:
         )
         if say is not None:
             say(verified)
-        else:  # all is well: information (the warning level, which the console shows too, prints it twice)
+        else:  # all is well: information
             _say(verified, logging.INFO)
         self._timer = asyncio.create_task(self._timers())
         self._checkpointer = asyncio.create_task(self._checkpoints())
@@ -660,9 +660,11 @@ async def bootstrap(casino: Casino, say: Callable[[str], None]) -> None:
 
 
 def _say(text: str, level: int = logging.WARNING) -> None:
-    """The start-up's output (the server's standard output and its log, at `level`)."""
+    """The start-up's output: the server's standard output, and its log at `level` where the operator
+    gave the log a handler (without one, Python's last resort would print it to the console again)."""
     print(text, flush=True)
-    log.log(level, text)
+    if log.hasHandlers():
+        log.log(level, text)
 
 
 @asynccontextmanager
