@@ -36,7 +36,7 @@ log = logging.getLogger("tapete.server")
 #: records read at a time
 BATCH = 2000
 #: a new checkpoint when at least this many records (or entries) were verified above the last one ...
-CHECKPOINT_EVERY = 10_000
+CHECKPOINT_EVERY = 1_000
 #: ... standing this far below the head: the newest records are checked again at every start
 CHECKPOINT_BEHIND = 1_000
 #: an id above every entry's: a scan of the ledger to its end
