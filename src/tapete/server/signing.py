@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from nacl.bindings import crypto_sign
+from nacl.bindings import crypto_sign, crypto_sign_open
+from nacl.exceptions import BadSignatureError
 
 from tapete.log import canonical
 
@@ -31,14 +31,17 @@ class SigningKeyError(ValueError):
 
 @dataclass(frozen=True)
 class Verifier:
-    """A public key: what checks signatures, with no private key at hand."""
+    """A public key: what checks signatures, with no private key at hand. Signatures are checked with
+    libsodium (PyNaCl), in half the time of OpenSSL's check: the start-up's check, the running
+    checkpoints and `tapete verify` check every record and entry."""
 
     public: Ed25519PublicKey
+    #: the 32 bytes of the public key, as libsodium takes it
+    raw: bytes = field(init=False, repr=False, compare=False)
 
-    @property
-    def raw(self) -> bytes:
-        """The 32 bytes of the public key."""
-        return self.public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    def __post_init__(self) -> None:
+        raw = self.public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        object.__setattr__(self, "raw", raw)
 
     @property
     def pem(self) -> str:
@@ -57,8 +60,14 @@ class Verifier:
         if not signature:
             return False
         try:
-            self.public.verify(base64.b64decode(signature), message)
-        except (InvalidSignature, ValueError):
+            sig = base64.b64decode(signature, validate=True)
+        except ValueError:
+            return False
+        if len(sig) != 64:
+            return False
+        try:
+            crypto_sign_open(sig + message, self.raw)
+        except BadSignatureError:
             return False
         return True
 

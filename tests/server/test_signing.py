@@ -1,0 +1,56 @@
+"""The signing key's check on its own: what it accepts and what it refuses (libsodium's check, against
+OpenSSL's on the same signatures)."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tapete.server.signing import Keyring, Signer
+
+SIGNER = Signer(Ed25519PrivateKey.generate())
+OTHER = Signer(Ed25519PrivateKey.generate())
+
+
+def _openssl_accepts(message: bytes, signature: str) -> bool:
+    try:
+        SIGNER.private.public_key().verify(base64.b64decode(signature), message)
+    except InvalidSignature:
+        return False
+    return True
+
+
+@settings(max_examples=60, deadline=None)
+@given(message=st.binary(max_size=400), flip=st.integers(min_value=0, max_value=64 * 8 - 1))
+def test_a_signature_checks_only_for_its_message_and_key_and_as_openssl_checks_it(
+    message: bytes, flip: int
+) -> None:
+    signature = SIGNER.sign(message)
+    key = SIGNER.verifier
+    assert key.check(message, signature) and _openssl_accepts(message, signature)
+    assert not key.check(message + b"x", signature)
+    assert not key.check(message, OTHER.sign(message))  # another key's
+    raw = bytearray(base64.b64decode(signature))
+    raw[flip // 8] ^= 1 << (flip % 8)
+    forged = base64.b64encode(bytes(raw)).decode()
+    assert key.check(message, forged) is _openssl_accepts(message, forged) is False
+
+
+@pytest.mark.parametrize(
+    "signature",
+    [None, "", "not base64!", base64.b64encode(b"\0" * 63).decode(), base64.b64encode(b"\0" * 65).decode()],
+)
+def test_a_missing_or_malformed_signature_is_refused_not_raised(signature: str | None) -> None:
+    assert SIGNER.verifier.check(b"record", signature) is False
+
+
+def test_a_keyring_accepts_a_previous_keys_signature_and_no_other() -> None:
+    ring = Keyring((SIGNER.verifier, OTHER.verifier))
+    third = Signer(Ed25519PrivateKey.generate())
+    assert ring.check(b"m", SIGNER.sign(b"m")) and ring.check(b"m", OTHER.sign(b"m"))
+    assert not ring.check(b"m", third.sign(b"m"))
