@@ -4,6 +4,7 @@ OpenSSL's on the same signatures)."""
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 import pytest
 from cryptography.exceptions import InvalidSignature
@@ -11,7 +12,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tapete.server.signing import Keyring, Signer
+from tapete.server.inspection.checks import newest_signed
+from tapete.server.signing import Keyring, Signer, checkpoint_message
 
 SIGNER = Signer(Ed25519PrivateKey.generate())
 OTHER = Signer(Ed25519PrivateKey.generate())
@@ -54,3 +56,31 @@ def test_a_keyring_accepts_a_previous_keys_signature_and_no_other() -> None:
     third = Signer(Ed25519PrivateKey.generate())
     assert ring.check(b"m", SIGNER.sign(b"m")) and ring.check(b"m", OTHER.sign(b"m"))
     assert not ring.check(b"m", third.sign(b"m"))
+
+
+class _Counting(Keyring):
+    """A keyring that counts the signatures it checks."""
+
+    checked: list[bytes]
+
+    def check(self, message: bytes, signature: str | None) -> bool:
+        self.checked.append(message)
+        return super().check(message, signature)
+
+
+def test_the_newest_signed_checkpoint_costs_one_check_however_many_there_are() -> None:
+    """A table's start reads its checkpoints: with one every 1,000 records a long history has thousands,
+    and each was checked when it was higher than the one found so far (every one, in seq order)."""
+    rows: list[tuple[str, Any, str, str | None]] = [
+        ("table", seq, f"h{seq}", SIGNER.sign(checkpoint_message("table", 3, seq, f"h{seq}")))
+        for seq in range(999, 2_000_000, 1000)
+    ]
+    ring = _Counting((SIGNER.verifier,))
+    object.__setattr__(ring, "checked", [])
+    assert newest_signed(rows, ring, "table", 3) == (1_999_999, "h1999999")
+    assert len(ring.checked) == 1
+    # a forged one above and an unsigned one are passed over; `below` leaves out what is above the head
+    rows += [("table", 3_000_999, "forged", OTHER.sign(b"x")), ("table", 2_500_999, "planted", None)]
+    assert newest_signed(rows, ring, "table", 3) == (1_999_999, "h1999999")
+    assert newest_signed(rows, ring, "table", 3, below=1_999_999) == (1_998_999, "h1998999")
+    assert newest_signed(rows, ring, "legacy", 3) is None

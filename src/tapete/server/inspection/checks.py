@@ -21,16 +21,20 @@ def newest_signed(
     below: int | None = None,
 ) -> tuple[int, str] | None:
     """The highest checkpoint of `kind` among `rows` (kind, seq, hash, sig), below seq `below` if given,
-    that a trusted key signed: (seq, hash); None when there is none."""
-    mark: tuple[int, str] | None = None
-    for found, seq, digest, sig in rows:
-        if found != kind or (below is not None and int(seq) >= below):
+    that a trusted key signed: (seq, hash); None when there is none. Tried from the highest down, so that
+    a table's many checkpoints cost one signature's check, not one each (an unsigned or forged one above
+    is passed over)."""
+    candidates = sorted(
+        ((int(seq), digest, sig) for found, seq, digest, sig in rows if found == kind),
+        key=lambda row: row[0],
+        reverse=True,
+    )
+    for seq, digest, sig in candidates:
+        if below is not None and seq >= below:
             continue
-        if (mark is None or int(seq) > mark[0]) and signing.checkpoint_signed(
-            keys, kind, table_id, int(seq), digest, sig
-        ):
-            mark = (int(seq), digest)
-    return mark
+        if signing.checkpoint_signed(keys, kind, table_id, seq, digest, sig):
+            return seq, digest
+    return None
 
 
 def legacy_mark(
