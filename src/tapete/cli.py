@@ -113,8 +113,24 @@ def _verify_database(database_url: str | None, public_key: list[Path] | None, ta
     if database_url is None or not public_key:
         typer.echo("give a log file, or --database-url URL and --public-key FILE", err=True)
         raise typer.Exit(2)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
     try:
-        findings = verify_database(database_url, public_key, table)
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        ) as bar:
+
+            def progress(total: int) -> Callable[[int], None]:
+                task = bar.add_task("verifying records and entries", total=total)
+                return lambda n: bar.advance(task, n)
+
+            findings = verify_database(database_url, public_key, table, progress)
     except (SigningKeyError, OSError) as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None

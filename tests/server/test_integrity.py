@@ -11,6 +11,7 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -618,9 +619,16 @@ def test_offline_verify_checks_the_ledger_too(
     api.ok("admin", "POST", "/api/cashier/cash-out", json={"player": "ana", "amount": 1_000})
     public = tmp_path / "casino.pub"
     public.write_text(api.ok("admin", "GET", "/api/integrity")["public_key"])
-    found = verify_database(database_url, public)
+    told: list[int] = []  # what a progress bar is told: the total, then each batch checked
+
+    def progress(total: int) -> Callable[[int], None]:
+        told.append(total)
+        return told.append
+
+    found = verify_database(database_url, public, progress=progress)
     assert [(f.what, f.ok) for f in found] == [(f"table {table}", True), ("ledger", True)], found
     assert found[1].records >= 4
+    assert told[0] == sum(told[1:]) == found[0].records + found[1].records, told
     with sql.connect() as conn:
         entry = conn.execute(sa.text("SELECT id, amount FROM ledger_entries ORDER BY id DESC LIMIT 1")).one()
     with superuser(sql) as conn:

@@ -7,7 +7,7 @@ Also migration 0005's signing of the legacy checkpoints it writes, on the same s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,11 +17,18 @@ from tapete.log import GENESIS
 from tapete.server import signing
 from tapete.server.config import sync_url
 from tapete.server.inspection import checks
-from tapete.server.models import Account, CasinoTable, Checkpoint, LedgerEntry
+from tapete.server.models import Account, CasinoTable, Checkpoint, EventRecord, LedgerEntry
 from tapete.server.play import chain
 from tapete.server.sql import read_time
 
 BATCH = 2000
+
+#: told how many more records (or entries) were checked: a progress bar's advance
+Tick = Callable[[int], None]
+
+
+def _no_tick(n: int) -> None:
+    """No progress to show."""
 
 
 @dataclass
@@ -60,8 +67,10 @@ def _records(conn: sa.Connection, table_id: int) -> Iterator[list[chain.Record]]
             return
 
 
-def check_table(conn: sa.Connection, keys: signing.Keyring, table_id: int, head: str) -> Finding:
-    """One table's chain from its first record."""
+def check_table(
+    conn: sa.Connection, keys: signing.Keyring, table_id: int, head: str, tick: Tick = _no_tick
+) -> Finding:
+    """One table's chain from its first record (`tick`: told of each batch checked)."""
     legacy = _legacy(conn, keys, "legacy", table_id)
     unsigned_below, legacy_hash = (0, None) if legacy is None else (legacy[0] + 1, legacy[1])
     count, prev = 0, GENESIS
@@ -79,6 +88,7 @@ def check_table(conn: sa.Connection, keys: signing.Keyring, table_id: int, head:
         if not report.ok:
             return Finding(f"table {table_id}", False, report.records, report.first_bad, report.reason)
         count, prev = report.records, rows[-1].hash
+        tick(len(rows))
     if legacy_hash is not None and count < unsigned_below:
         return Finding(
             f"table {table_id}", False, count, count, "the table's records end below its legacy checkpoint"
@@ -101,9 +111,10 @@ def _txn_totals(conn: sa.Connection, txns: set[str]) -> dict[str, tuple[int, int
     return {str(txn): (int(n), int(total)) for txn, n, total in rows}
 
 
-def check_ledger(conn: sa.Connection, keys: signing.Keyring) -> Finding:
+def check_ledger(conn: sa.Connection, keys: signing.Keyring, tick: Tick = _no_tick) -> Finding:
     """Every ledger entry's link and signature, every transaction whole (it sums to zero, and its entries'
-    signatures count as many as there are), and every account's balance against its last entry."""
+    signatures count as many as there are), and every account's balance against its last entry (`tick`:
+    told of each batch checked)."""
     legacy = _legacy(conn, keys, "legacy_ledger", None)
     unsigned_to = legacy[0] if legacy is not None else 0
     last: dict[int, int] = {}
@@ -138,6 +149,7 @@ def check_ledger(conn: sa.Connection, keys: signing.Keyring) -> Finding:
             if fault is not None:
                 return Finding("ledger", False, count, eid, fault.why)
             last[account] = int(r.balance_after)
+        tick(len(rows))
         if rows:
             after = int(rows[-1].id)
         if len(rows) < BATCH:
@@ -245,9 +257,15 @@ def _legacy_ledger_holds(conn: sa.Connection, upto: int) -> bool:
     return True
 
 
-def verify_database(url: str, public_key: Path | list[Path], table: int | None = None) -> list[Finding]:
+def verify_database(
+    url: str,
+    public_key: Path | list[Path],
+    table: int | None = None,
+    progress: Callable[[int], Tick] | None = None,
+) -> list[Finding]:
     """Every table's chain (or one's) and, for the whole database, the ledger; a signature by any of
-    the public keys given is the casino's (the current key and those before a rotation)."""
+    the public keys given is the casino's (the current key and those before a rotation). `progress` is
+    given how many records and entries there are to check, and gives what to tell of each batch checked."""
     files = public_key if isinstance(public_key, list) else [public_key]
     keys = signing.Keyring(tuple(signing.public_from_file(f) for f in files))
     engine = sa.create_engine(sync_url(url))
@@ -257,9 +275,20 @@ def verify_database(url: str, public_key: Path | list[Path], table: int | None =
             if table is not None:
                 query = query.where(CasinoTable.id == table)
             tables = conn.execute(query).all()
-            findings = [check_table(conn, keys, int(t), head) for t, head in tables]
+            tick: Tick = _no_tick
+            if progress is not None:
+                records = sa.select(sa.func.count()).select_from(EventRecord)
+                if table is not None:
+                    records = records.where(EventRecord.table_id == table)
+                total = int(conn.execute(records).scalar_one())
+                if table is None:
+                    total += int(
+                        conn.execute(sa.select(sa.func.count()).select_from(LedgerEntry)).scalar_one()
+                    )
+                tick = progress(total)
+            findings = [check_table(conn, keys, int(t), head, tick) for t, head in tables]
             if table is None:
-                findings.append(check_ledger(conn, keys))
+                findings.append(check_ledger(conn, keys, tick))
             return findings
     finally:
         engine.dispose()
