@@ -551,6 +551,64 @@ def test_checkpoints_stand_for_what_lies_below_them(
     assert [(t, seq) for t, seq, _ in report.suspended] == [(table, above.seq)]
 
 
+def test_the_running_server_checkpoints_the_ledger_and_freezes_an_account_whose_entry_fails(
+    api: Api, sql: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As for the chains: the running server checks the ledger's new entries (but the newest) and signs a
+    checkpoint at the last it checked, so that the next start reads only what came after it; an entry
+    that fails its check freezes its account there and then, and no checkpoint is written above it."""
+    from tapete.server.inspection import integrity
+
+    monkeypatch.setattr(integrity, "CHECKPOINT_EVERY", 2)
+    monkeypatch.setattr(integrity, "CHECKPOINT_BEHIND", 1)
+    _in_play(api)
+    casino = api.client.app.state.casino  # type: ignore[attr-defined]
+
+    def ledger_ids() -> list[int]:
+        with sql.connect() as conn:
+            return [int(r.id) for r in conn.execute(sa.text("SELECT id FROM ledger_entries ORDER BY id"))]
+
+    def sweep() -> bool:
+        return bool(api.client.portal.call(integrity.checkpoint_ledger, casino.store, 0))  # type: ignore[union-attr]
+
+    ids = ledger_ids()
+    assert len(ids) >= 4, ids
+    assert sweep() and not sweep()  # the second finds too few new entries
+    with sql.connect() as conn:
+        marks = [
+            int(r.seq) for r in conn.execute(sa.text("SELECT seq FROM checkpoints WHERE kind = 'ledger'"))
+        ]
+    assert marks == [ids[-2]]
+
+    async def startup() -> integrity.StartupReport:
+        return await integrity.startup(casino.store, lambda _: None)
+
+    report = api.client.portal.call(startup)  # type: ignore[union-attr]
+    assert report.entries == 1 and report.frozen == []  # only the newest, above the checkpoint
+    api.user("beto", "player", chips=700)
+    api.ok("admin", "POST", "/api/cashier/cash-out", json={"player": "ana", "amount": 300})
+    new = [i for i in ledger_ids() if i > ids[-1]]
+    assert len(new) >= 3, new
+    with sql.connect() as conn:
+        forged = conn.execute(
+            sa.text(
+                "SELECT e.id, a.name FROM ledger_entries e JOIN accounts a ON a.id = e.account_id"
+                " WHERE e.id = :i"
+            ),
+            {"i": new[0]},
+        ).one()
+    with superuser(sql) as conn:
+        conn.execute(sa.text("UPDATE ledger_entries SET amount = amount + 1 WHERE id = :i"), {"i": forged.id})
+    assert not sweep()
+    frozen = api.ok("admin", "GET", "/api/accounts/frozen")["accounts"]
+    assert forged.name in [a["account"] for a in frozen], frozen
+    with sql.connect() as conn:
+        marks = [
+            int(r.seq) for r in conn.execute(sa.text("SELECT seq FROM checkpoints WHERE kind = 'ledger'"))
+        ]
+    assert marks == [ids[-2]]  # none above the forged entry
+
+
 def test_the_ledger_read_before_the_tables_are_locked_is_read_again_when_an_entry_came_in_below_it(
     api: Api, sql: sa.Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -588,12 +588,13 @@ class Casino:
                 log.exception("timer sweep failed")
 
     async def _checkpoints(self) -> None:
-        """Every `CHECKPOINT_SECONDS`, the chains' new records verified and checkpointed
-        (`integrity.checkpoint_tables`)."""
+        """Every `CHECKPOINT_SECONDS`, the chains' new records and the ledger's new entries verified and
+        checkpointed (`integrity.checkpoint_tables`, `integrity.checkpoint_ledger`)."""
         while True:
             await asyncio.sleep(CHECKPOINT_SECONDS)
             try:
                 await integrity.checkpoint_tables(self.store, writer=self.write_lock)
+                await integrity.checkpoint_ledger(self.store, writer=self.write_lock)
             except asyncio.CancelledError:
                 raise
             except Exception:

@@ -361,6 +361,23 @@ async def check_ledger(
             scan = ahead
     await _scan_entries(tx, scan, None, skip=balance_bad)
     report.entries += scan.count
+    if await _freeze_found(tx, scan, balance_bad, report, say):
+        return
+    at = scan.upto - CHECKPOINT_BEHIND
+    if at >= scan.after + CHECKPOINT_EVERY:
+        await _write_checkpoint(tx, "ledger", None, at, "")
+
+
+async def _freeze_found(
+    tx: Tx,
+    scan: LedgerScan,
+    balance_bad: dict[int, tuple[int | None, str]],
+    report: StartupReport,
+    say: Callable[[str], None],
+) -> bool:
+    """Freeze the accounts whose entries (or balances) a scan of the ledger found failing, and the wallets
+    its broken transactions name (`checks.blamed`) unless an administrator accepted them since; whether
+    anything failed that no reopening accepted (then no checkpoint may stand above it)."""
     bad = {**scan.bad, **balance_bad}
     unaccepted = False
     for txn, (first, reason) in scan.broken.items():
@@ -378,9 +395,7 @@ async def check_ledger(
         if name is not None:
             report.frozen.append((name, why))
             say(f"INTEGRITY FAILURE: account {name} frozen: {why} (significant event account_frozen)")
-    at = scan.upto - CHECKPOINT_BEHIND
-    if not bad and not unaccepted and at >= scan.after + CHECKPOINT_EVERY:
-        await _write_checkpoint(tx, "ledger", None, at, "")
+    return bool(bad) or unaccepted
 
 
 #: records (or entries) a running server verifies at a time before it lets the tables' steps run again
@@ -443,6 +458,35 @@ async def checkpoint_tables(
                 await _write_checkpoint(tx, "table", table_id, at, prev)
             written += 1
     return written
+
+
+async def checkpoint_ledger(
+    store: Store, pause: float = 0.01, writer: Callable[[], Any] = contextlib.nullcontext
+) -> bool:
+    """While the server runs, as `checkpoint_tables` for the chains: when the ledger grew by
+    `CHECKPOINT_EVERY` entries since its checkpoint, its entries but the newest `CHECKPOINT_BEHIND` are
+    checked (`PACE` at a time, pausing between them) and, when they hold and are still as many as it read
+    (none committed late below them, as `check_ledger` counts them), a signed checkpoint is written at the
+    last; accounts whose entries fail are frozen there and then. So a start reads the entries of the last
+    minute or so, not every one since the last start. Whether it wrote a checkpoint."""
+    async with store.transaction(write=False) as tx:
+        scan = await _ledger_begins(tx)
+        newest = await tx.value(repo.MAX_ENTRY)
+    upto = int(newest or 0) - CHECKPOINT_BEHIND
+    if upto < scan.after + CHECKPOINT_EVERY:
+        return False
+    while scan.upto < upto:
+        async with store.transaction(write=False) as tx:
+            await _scan_entries(tx, scan, min(scan.upto + PACE, upto))
+        await asyncio.sleep(pause)
+    async with writer(), store.transaction() as tx:
+        if await _freeze_found(tx, scan, {}, StartupReport(), log.error):
+            return False
+        read = await tx.value(repo.ENTRIES_BETWEEN, {"after": scan.after, "upto": scan.upto})
+        if int(read or 0) != scan.count:
+            return False  # an entry came in late below the others: the next sweep reads them again
+        await _write_checkpoint(tx, "ledger", None, scan.upto, "")
+    return True
 
 
 async def startup(
