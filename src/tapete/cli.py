@@ -10,11 +10,14 @@ import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from tapete.errors import TapeteError
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 app = typer.Typer(
     name="tapete",
@@ -104,6 +107,22 @@ def verify(
             raise typer.Exit(1)
 
 
+def _bar() -> Progress:
+    """A progress bar on stderr (what is done, of how much, the time left), gone once the work ends: the
+    standard output keeps only the results."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+
+
 def _verify_database(database_url: str | None, public_key: list[Path] | None, table: int | None) -> None:
     """`tapete verify --database-url URL --public-key FILE [--table ID]`: exit 1 at the first bad record
     of any chain (or entry of the ledger), 2 when it cannot be checked."""
@@ -113,18 +132,8 @@ def _verify_database(database_url: str | None, public_key: list[Path] | None, ta
     if database_url is None or not public_key:
         typer.echo("give a log file, or --database-url URL and --public-key FILE", err=True)
         raise typer.Exit(2)
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
     try:
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        ) as bar:
+        with _bar() as bar:
 
             def progress(total: int) -> Callable[[int], None]:
                 task = bar.add_task("verifying records and entries", total=total)
@@ -235,9 +244,6 @@ def simulate(
     each bet's mean result with its 95% interval, its standard deviation and outcome frequencies."""
     import time
 
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
     from tapete.errors import InvalidRules
     from tapete.math.analyze import read_settings
     from tapete.rules import load_rules
@@ -254,14 +260,7 @@ def simulate(
                 "--engine plays today's engine simulation: one seat, the analysis's chart, no Ray",
                 key="err.sim.engine_options",
             )
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        ) as bar:
+        with _bar() as bar:
             task = bar.add_task(f"simulating {game}", total=rounds)
 
             def tick(done: int, total: int) -> None:
