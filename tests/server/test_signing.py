@@ -4,6 +4,7 @@ OpenSSL's on the same signatures)."""
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -58,10 +59,11 @@ def test_a_keyring_accepts_a_previous_keys_signature_and_no_other() -> None:
     assert not ring.check(b"m", third.sign(b"m"))
 
 
+@dataclass(frozen=True)
 class _Counting(Keyring):
     """A keyring that counts the signatures it checks."""
 
-    checked: list[bytes]
+    checked: list[bytes] = field(default_factory=list)
 
     def check(self, message: bytes, signature: str | None) -> bool:
         self.checked.append(message)
@@ -76,7 +78,6 @@ def test_the_newest_signed_checkpoint_costs_one_check_however_many_there_are() -
         for seq in range(999, 2_000_000, 1000)
     ]
     ring = _Counting((SIGNER.verifier,))
-    object.__setattr__(ring, "checked", [])
     assert newest_signed(rows, ring, "table", 3) == (1_999_999, "h1999999")
     assert len(ring.checked) == 1
     # a forged one above and an unsigned one are passed over; `below` leaves out what is above the head

@@ -257,6 +257,15 @@ def _legacy_ledger_holds(conn: sa.Connection, upto: int) -> bool:
     return True
 
 
+def _to_check(conn: sa.Connection, table: int | None) -> int:
+    """How many records (of one table, or of all) and ledger entries (with all) `verify_database` checks."""
+    records = sa.select(sa.func.count()).select_from(EventRecord)
+    if table is not None:
+        return int(conn.execute(records.where(EventRecord.table_id == table)).scalar_one())
+    entries = sa.select(sa.func.count()).select_from(LedgerEntry)
+    return int(conn.execute(records).scalar_one()) + int(conn.execute(entries).scalar_one())
+
+
 def verify_database(
     url: str,
     public_key: Path | list[Path],
@@ -275,17 +284,7 @@ def verify_database(
             if table is not None:
                 query = query.where(CasinoTable.id == table)
             tables = conn.execute(query).all()
-            tick: Tick = _no_tick
-            if progress is not None:
-                records = sa.select(sa.func.count()).select_from(EventRecord)
-                if table is not None:
-                    records = records.where(EventRecord.table_id == table)
-                total = int(conn.execute(records).scalar_one())
-                if table is None:
-                    total += int(
-                        conn.execute(sa.select(sa.func.count()).select_from(LedgerEntry)).scalar_one()
-                    )
-                tick = progress(total)
+            tick = _no_tick if progress is None else progress(_to_check(conn, table))
             findings = [check_table(conn, keys, int(t), head, tick) for t, head in tables]
             if table is None:
                 findings.append(check_ledger(conn, keys, tick))

@@ -32,8 +32,8 @@ class SigningKeyError(ValueError):
 @dataclass(frozen=True)
 class Verifier:
     """A public key: what checks signatures, with no private key at hand. Signatures are checked with
-    libsodium (PyNaCl), in half the time of OpenSSL's check: the start-up's check, the running
-    checkpoints and `tapete verify` check every record and entry."""
+    libsodium (PyNaCl), the library that makes them and the faster of the two at hand: the start-up, the
+    running checkpoints and `tapete verify` check every record and entry (docs/performance.md)."""
 
     public: Ed25519PublicKey
     #: the 32 bytes of the public key, as libsodium takes it
@@ -84,7 +84,7 @@ class Verifier:
 @dataclass(frozen=True)
 class Signer:
     """The private key and its public half. Signatures are made with libsodium (PyNaCl): the same
-    Ed25519 signatures as OpenSSL's (the scheme is deterministic), in about two thirds of the time."""
+    Ed25519 signatures as OpenSSL's (the scheme is deterministic), made faster (docs/performance.md)."""
 
     private: Ed25519PrivateKey
     #: libsodium's form of the key: the 32-byte seed followed by the public key
